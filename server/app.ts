@@ -1,0 +1,85 @@
+/** Builds the express app from explicit dependencies (no globals). */
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Config } from './config';
+import { HubError } from './errors';
+import type { Logger } from './logger';
+import type { RouterClient } from './llm/types';
+import type { Catalog } from './profiles/catalog';
+import { LEVELS_SCHEMA } from './profiles/levels-schema';
+import { sendError } from './http/errors';
+import { buildOpenApi } from './http/openapi';
+import { chatCompletionsHandler } from './http/routes/chat-completions';
+import { mountMeta } from './http/routes/meta';
+import { modelsHandler } from './http/routes/models';
+
+export interface AppDeps {
+  config: Config;
+  catalog: Catalog;
+  router: RouterClient;
+  logger: Logger;
+  version?: string;
+}
+
+function cors(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Methods', '*');
+  res.setHeader('Access-Control-Allow-Headers', '*');
+  if (_req.method === 'OPTIONS') {
+    res.status(204).end();
+    return;
+  }
+  next();
+}
+
+function requestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.header('x-request-id');
+  const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+  res.locals.requestId = id;
+  res.setHeader('x-request-id', id);
+  next();
+}
+
+function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    res.on('close', () => {
+      logger.info(
+        { request_id: res.locals.requestId, method: req.method, route: req.path, profile: res.locals.profile, status: res.statusCode, duration_ms: Math.round(performance.now() - started), aborted: !res.writableFinished },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** Body-parser failures → decision-1 errors (413 over the limit, 400 for malformed JSON). */
+function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') return sendError(res, new HubError('request_too_large', 413, 'The request body is larger than HUB_MAX_BODY_BYTES.'));
+  if (e?.type === 'entity.parse.failed') return sendError(res, new HubError('invalid_request_error', 400, 'The request body is not valid JSON.'));
+  if (e?.status && e.status >= 400 && e.status < 500) return sendError(res, new HubError('invalid_request_error', e.status, 'The request body could not be read.'));
+  next(err);
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId, cors, accessLog(deps.logger));
+  app.use(express.json({ limit: deps.config.maxBodyBytes, type: () => true, strict: true }));
+  app.use(bodyErrors);
+  const startedAt = performance.now();
+  const openapi = buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA);
+  const router = express.Router();
+  mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
+  router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog }));
+  app.use(router);
+  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    deps.logger.error({ err: err instanceof Error ? err.name : 'unknown', request_id: res.locals.requestId }, 'unhandled error');
+    sendError(res, err);
+  });
+  return app;
+}

@@ -1,0 +1,203 @@
+/**
+ * Every setting of the hub, read from the environment once at start-up, typed and validated.
+ * A bad value stops start-up with a message naming the variable (ConfigError).
+ * `SETTINGS` is the single list of settings: env.recommended and the README document each one
+ * (a test keeps them in step).
+ */
+import path from 'node:path';
+
+export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
+
+export interface Config {
+  port: number;
+  host: string;
+  llmBaseUrl: string;
+  llmApiKey: string;
+  llmTemperature: number;
+  llmMaxTokens: number;
+  llmProvider: string;
+  sseHeartbeatSeconds: number;
+  routerMaxConcurrency: number;
+  routerMaxQueue: number;
+  routerConnectTimeoutMs: number;
+  /** Longest silence between two body chunks of a router response; 0 disables (decision 6). */
+  routerIdleTimeoutMs: number;
+  routerDiscoveryTimeoutMs: number;
+  maxBodyBytes: number;
+  maxChartRecords: number;
+  apiKeyHashes: string[];
+  traceDir: string;
+  anchor: AnchorSetting | null;
+  timezone: string | null;
+  logLevel: string;
+  buildRevision: string;
+  profilesPath: string;
+  promptsDir: string;
+  synthRepeatPenalty: number;
+  synthDryMultiplier: number;
+  drainSeconds: number;
+  querystore: { baseUrl: string; username: string; password: string } | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface SettingDoc {
+  name: string;
+  default: string;
+  description: string;
+}
+
+/** Documentation of every setting; the order is the order of env.recommended. */
+export const SETTINGS: readonly SettingDoc[] = [
+  { name: 'PORT', default: '8080', description: 'TCP port the hub listens on.' },
+  { name: 'HOST', default: '0.0.0.0', description: 'Interface the hub binds to.' },
+  { name: 'LLM_BASE_URL', default: 'http://localhost:8077', description: 'Base URL of the llama.cpp router (without /v1).' },
+  { name: 'LLM_API_KEY', default: '(empty)', description: 'Bearer key sent to the router; sent only when non-empty.' },
+  { name: 'LLM_TEMPERATURE', default: '0.2', description: 'Temperature for model calls that have no profile or request temperature.' },
+  { name: 'LLM_MAX_TOKENS', default: '2000', description: 'max_tokens for model calls when neither the request nor the profile sets one.' },
+  { name: 'LLM_PROVIDER', default: 'openai-compatible', description: 'Provider id reported in Catalyst profile evidence.' },
+  { name: 'HUB_SSE_HEARTBEAT_SECONDS', default: '0.5', description: 'Silence after which a staged stream writes a `: hb` comment (floor 0.1).' },
+  { name: 'ROUTER_MAX_CONCURRENCY', default: '1', description: 'Router calls in flight at once (slot semaphore).' },
+  { name: 'ROUTER_MAX_QUEUE', default: '64', description: 'Calls that may wait for a slot; beyond it requests get 503 router_busy.' },
+  { name: 'ROUTER_CONNECT_TIMEOUT_SECONDS', default: '10', description: 'Timeout for opening a connection to the router.' },
+  { name: 'ROUTER_IDLE_TIMEOUT_SECONDS', default: '600', description: 'Longest wait for the router\'s headers or next body chunk; 0 = no limit. There is never a whole-request deadline.' },
+  { name: 'ROUTER_DISCOVERY_TIMEOUT_SECONDS', default: '3', description: 'Timeout of the router model inventory call behind GET /v1/models.' },
+  { name: 'HUB_MAX_BODY_BYTES', default: '8388608', description: 'Largest accepted request body; larger bodies get 413.' },
+  { name: 'HUB_MAX_CHART_RECORDS', default: '20000', description: 'Largest number of numbered records accepted in one inline chart.' },
+  { name: 'HUB_API_KEYS', default: '(unset: auth off)', description: 'Comma-separated SHA-256 hex digests of accepted API keys.' },
+  { name: 'TEAM_TRACE_DIR', default: './trace', description: 'Directory of the per-turn trace (trace.jsonl).' },
+  { name: 'HUB_ANCHOR', default: '(unset)', description: 'Fixed "today": YYYY-MM-DD, wall_clock or latest_record.' },
+  { name: 'HUB_TIMEZONE', default: '(unset: process zone)', description: 'IANA time zone used for wall_clock anchors.' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
+  { name: 'HUB_BUILD_REVISION', default: 'unknown', description: '40-hex Git commit of the build, recorded in traces; missing means unknown.' },
+  { name: 'HUB_PROFILES_PATH', default: 'profiles/levels.yaml', description: 'Profile catalogue file.' },
+  { name: 'HUB_PROMPTS_DIR', default: 'prompts', description: 'Directory of stage prompt files (<stem>.txt).' },
+  { name: 'SYNTH_REPEAT_PENALTY', default: '1.15', description: 'Writer repeat penalty when the profile sets none.' },
+  { name: 'SYNTH_DRY_MULTIPLIER', default: '0', description: 'Writer DRY multiplier when the profile sets none.' },
+  { name: 'HUB_DRAIN_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests may finish before they are settled and closed.' },
+  { name: 'QUERYSTORE_BASE_URL', default: '(empty)', description: 'OpenMRS QueryStore base URL; the three QUERYSTORE_* settings go together.' },
+  { name: 'QUERYSTORE_USERNAME', default: '(empty)', description: 'QueryStore service account.' },
+  { name: 'QUERYSTORE_PASSWORD', default: '(empty)', description: 'QueryStore service account password.' },
+];
+
+type Env = Record<string, string | undefined>;
+
+function raw(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function num(env: Env, name: string, dflt: number, opts: { min?: number; integer?: boolean } = {}): number {
+  const v = raw(env, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new ConfigError(name, `expected a number, got '${v}'`);
+  if (opts.integer && !Number.isInteger(n)) throw new ConfigError(name, `expected a whole number, got '${v}'`);
+  if (opts.min !== undefined && n < opts.min) throw new ConfigError(name, `must be at least ${opts.min}, got '${v}'`);
+  return n;
+}
+
+function url(env: Env, name: string, dflt: string): string {
+  const v = raw(env, name) ?? dflt;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: '${redactUrlLike(v)}'`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
+  return v.replace(/\/+$/, '');
+}
+
+function redactUrlLike(v: string): string {
+  return v.replace(/\/\/[^@/]*@/, '//[redacted]@');
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function anchorSetting(env: Env): AnchorSetting | null {
+  const v = raw(env, 'HUB_ANCHOR');
+  if (v === undefined) return null;
+  if (v === 'wall_clock' || v === 'latest_record') return v;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)) return v;
+  throw new ConfigError('HUB_ANCHOR', `expected YYYY-MM-DD, wall_clock or latest_record, got '${v}'`);
+}
+
+function timezone(env: Env): string | null {
+  const v = raw(env, 'HUB_TIMEZONE');
+  if (v === undefined) return null;
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: v });
+  } catch {
+    throw new ConfigError('HUB_TIMEZONE', `unknown IANA time zone '${v}'`);
+  }
+  return v;
+}
+
+function apiKeyHashes(env: Env): string[] {
+  const v = raw(env, 'HUB_API_KEYS');
+  if (v === undefined) return [];
+  const hashes = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const h of hashes) {
+    if (!/^[0-9a-f]{64}$/.test(h)) throw new ConfigError('HUB_API_KEYS', 'each entry must be the SHA-256 hex digest of a key (npm run hash-key -- <key>)');
+  }
+  return hashes;
+}
+
+function querystore(env: Env): Config['querystore'] {
+  const names = ['QUERYSTORE_BASE_URL', 'QUERYSTORE_USERNAME', 'QUERYSTORE_PASSWORD'];
+  const set = names.filter((n) => raw(env, n) !== undefined);
+  if (set.length === 0) return null;
+  if (set.length !== names.length) {
+    throw new ConfigError(names.find((n) => raw(env, n) === undefined)!, 'QUERYSTORE_BASE_URL, QUERYSTORE_USERNAME and QUERYSTORE_PASSWORD must be set together');
+  }
+  return { baseUrl: url(env, 'QUERYSTORE_BASE_URL', ''), username: raw(env, 'QUERYSTORE_USERNAME')!, password: raw(env, 'QUERYSTORE_PASSWORD')! };
+}
+
+function buildRevision(env: Env): string {
+  const v = raw(env, 'HUB_BUILD_REVISION');
+  if (v === undefined || v === 'unknown') return 'unknown';
+  if (!/^[0-9a-f]{40}$/i.test(v)) throw new ConfigError('HUB_BUILD_REVISION', 'must be a 40-character Git commit id (or unset)');
+  return v.toLowerCase();
+}
+
+/** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env, root: string = process.cwd()): Config {
+  const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.has(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${[...LOG_LEVELS].join(', ')}, got '${logLevel}'`);
+  const host = raw(env, 'HOST') ?? '0.0.0.0';
+  return {
+    port: num(env, 'PORT', 8080, { min: 0, integer: true }),
+    host,
+    llmBaseUrl: url(env, 'LLM_BASE_URL', 'http://localhost:8077'),
+    llmApiKey: raw(env, 'LLM_API_KEY') ?? '',
+    llmTemperature: num(env, 'LLM_TEMPERATURE', 0.2, { min: 0 }),
+    llmMaxTokens: num(env, 'LLM_MAX_TOKENS', 2000, { min: 1, integer: true }),
+    llmProvider: raw(env, 'LLM_PROVIDER') ?? 'openai-compatible',
+    sseHeartbeatSeconds: Math.max(0.1, num(env, 'HUB_SSE_HEARTBEAT_SECONDS', 0.5, { min: 0 })),
+    routerMaxConcurrency: num(env, 'ROUTER_MAX_CONCURRENCY', 1, { min: 1, integer: true }),
+    routerMaxQueue: num(env, 'ROUTER_MAX_QUEUE', 64, { min: 0, integer: true }),
+    routerConnectTimeoutMs: num(env, 'ROUTER_CONNECT_TIMEOUT_SECONDS', 10, { min: 0.001 }) * 1000,
+    routerIdleTimeoutMs: num(env, 'ROUTER_IDLE_TIMEOUT_SECONDS', 600, { min: 0 }) * 1000,
+    routerDiscoveryTimeoutMs: num(env, 'ROUTER_DISCOVERY_TIMEOUT_SECONDS', 3, { min: 0.001 }) * 1000,
+    maxBodyBytes: num(env, 'HUB_MAX_BODY_BYTES', 8 * 1024 * 1024, { min: 1024, integer: true }),
+    maxChartRecords: num(env, 'HUB_MAX_CHART_RECORDS', 20000, { min: 1, integer: true }),
+    apiKeyHashes: apiKeyHashes(env),
+    traceDir: path.resolve(root, raw(env, 'TEAM_TRACE_DIR') ?? 'trace'),
+    anchor: anchorSetting(env),
+    timezone: timezone(env),
+    logLevel,
+    buildRevision: buildRevision(env),
+    profilesPath: path.resolve(root, raw(env, 'HUB_PROFILES_PATH') ?? 'profiles/levels.yaml'),
+    promptsDir: path.resolve(root, raw(env, 'HUB_PROMPTS_DIR') ?? 'prompts'),
+    synthRepeatPenalty: num(env, 'SYNTH_REPEAT_PENALTY', 1.15, { min: 0 }),
+    synthDryMultiplier: num(env, 'SYNTH_DRY_MULTIPLIER', 0, { min: 0 }),
+    drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),
+    querystore: querystore(env),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Prompt layout (decision 8): every stage of one answer sends the same context message first
+ * (temporal facts, then the records) and its own instructions after it, so the router's prompt
+ * cache reads the context once per answer. Everything goes in one user message because several
+ * chat templates (Gemma's among them) refuse two user messages in a row or a mid-conversation
+ * system message; the shared text is still a byte-identical prefix of every stage's prompt.
+ */
+import { CHART_MARKER, contentText, type ChatMessageLike } from './inline-chart';
+import type { ChatMessage } from '../llm/types';
+
+export interface StageInstructions {
+  /** The stage's prompt file text. */
+  instructions: string;
+  /** Prior user/assistant turns (prose only). */
+  history: readonly ChatMessageLike[];
+  question: string;
+}
+
+/** The shared first block: temporal facts (when present) then the chart. */
+export function buildContextMessage(parts: { temporalFacts?: string; chart: string }): string {
+  const blocks: string[] = [];
+  if (parts.temporalFacts) blocks.push(parts.temporalFacts);
+  blocks.push(`${CHART_MARKER}\n${parts.chart.replace(/\s+$/, '')}`);
+  return blocks.join('\n\n');
+}
+
+function historyText(history: readonly ChatMessageLike[]): string {
+  const lines = history
+    .filter((m) => m.role === 'user' || m.role === 'assistant')
+    .map((m) => `${m.role === 'user' ? 'Clinician' : 'Assistant'}: ${contentText(m.content).trim()}`);
+  return lines.length ? `=== EARLIER CONVERSATION ===\n${lines.join('\n')}\n\n` : '';
+}
+
+export function stageMessages(contextMessage: string, stage: StageInstructions): ChatMessage[] {
+  const tail = `${stage.instructions.trim()}\n\n${historyText(stage.history)}=== QUESTION ===\n${stage.question.trim()}`;
+  return [{ role: 'user', content: `${contextMessage}\n\n${tail}` }];
+}

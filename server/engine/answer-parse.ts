@@ -1,0 +1,81 @@
+/**
+ * Reading the writer's reply. Model output that is not the JSON asked for is a handled case
+ * (decision 11): the text becomes the answer and the status says it was unstructured.
+ */
+import type { AnswerDraft, TableBlock } from './types';
+
+/** `[3]`, `[3][4]`, `[3, 4]` → indices in order of first appearance, deduplicated. */
+export function citationMarkers(text: string): number[] {
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const m of text.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
+    for (const part of m[1].split(',')) {
+      const n = Number(part.trim());
+      if (Number.isSafeInteger(n) && n > 0 && !seen.has(n)) {
+        seen.add(n);
+        out.push(n);
+      }
+    }
+  }
+  return out;
+}
+
+function stripFences(text: string): string {
+  const m = /^\s*```(?:json|JSON)?\s*\n?([\s\S]*?)\n?```\s*$/.exec(text);
+  return m ? m[1] : text;
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  const candidates = [stripFences(text).trim()];
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  if (first >= 0 && last > first) candidates.push(text.slice(first, last + 1));
+  for (const c of candidates) {
+    try {
+      const v: unknown = JSON.parse(c);
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return null;
+}
+
+function isCell(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  const c = v as { text?: unknown; refs?: unknown };
+  return typeof c.text === 'string' && Array.isArray(c.refs) && c.refs.every((r) => Number.isSafeInteger(r));
+}
+
+/** Keeps only blocks of the `chart_answer` table shape (§3.9); anything else is dropped. */
+export function validBlocks(v: unknown): TableBlock[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((b): b is TableBlock => {
+    if (!b || typeof b !== 'object') return false;
+    const t = b as Partial<TableBlock>;
+    return (
+      t.kind === 'table' &&
+      typeof t.title === 'string' &&
+      Array.isArray(t.columns) &&
+      t.columns.every((c) => c && typeof c.key === 'string' && typeof c.label === 'string') &&
+      Array.isArray(t.rows) &&
+      t.rows.every((r) => r && typeof r.cells === 'object' && r.cells !== null && Object.values(r.cells).every(isCell))
+    );
+  });
+}
+
+function blockRefs(blocks: TableBlock[]): number[] {
+  return blocks.flatMap((b) => b.rows.flatMap((r) => Object.values(r.cells).flatMap((c) => c.refs))).filter((n) => n > 0);
+}
+
+/** Parses the writer's content into an Answer draft; citations come from the answer's `[N]` markers. */
+export function parseAnswer(content: string): AnswerDraft {
+  const obj = parseObject(content);
+  if (obj && typeof obj.answer === 'string') {
+    const answer = obj.answer.trim();
+    const blocks = validBlocks(obj.blocks);
+    return { answer, citations: [...new Set([...citationMarkers(answer), ...blockRefs(blocks)])], blocks, structured: true };
+  }
+  const answer = stripFences(content).trim();
+  return { answer, citations: citationMarkers(answer), blocks: [], structured: false };
+}

@@ -1,0 +1,81 @@
+/**
+ * The engine: walks the compiled plan stage by stage and yields events. It never looks at a profile
+ * id — only at the plan and the policies. Streaming and blocking adapters consume the same events.
+ */
+import { randomUUID } from 'node:crypto';
+import { HubError } from '../errors';
+import type { Profile } from '../profiles/types';
+import { resultEnvelope } from './output';
+import { temporalPolicy } from './policy';
+import { STAGES } from './stages';
+import type { ChatCompletionRequest, EngineDeps, EngineEvent, TemporalPolicy, TurnState } from './types';
+import { zeroUsage } from './usage';
+
+/** Stages of the plan the engine cannot run yet (with this request's temporal policy). */
+export function unrunnableStages(profile: Profile, temporal: TemporalPolicy): string[] {
+  const missing: string[] = profile.stages.filter((s) => !STAGES[s]);
+  if (temporal.mode !== 'off' && profile.stages.includes('gate')) missing.push(`gate (temporal ${temporal.mode})`);
+  if (!['bare'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
+  return [...new Set(missing)];
+}
+
+/** Refuses, before any model call, a plan this build cannot run honestly. */
+export function assertRunnable(profile: Profile, temporal: TemporalPolicy): void {
+  const missing = unrunnableStages(profile, temporal);
+  if (missing.length) {
+    throw new HubError('stage_not_implemented', 501, `Profile '${profile.id}' needs stages this hub build does not run yet: ${missing.join(', ')}.`, {
+      extra: { model: profile.id, stages: missing },
+    });
+  }
+}
+
+export function createTurn(request: ChatCompletionRequest, profile: Profile, signal: AbortSignal, requestId: string = randomUUID()): TurnState {
+  return {
+    requestId,
+    profile,
+    request,
+    signal,
+    temporal: temporalPolicy(profile, request.context),
+    question: '',
+    conversation: [],
+    ledger: null,
+    contextMessage: '',
+    draft: null,
+    temporalGate: null,
+    usage: zeroUsage(),
+    slots: { acquisitions: 0, releases: 0, active: 0 },
+    steps: [],
+  };
+}
+
+function isAsyncIterable(v: unknown): v is AsyncIterable<EngineEvent> {
+  return v !== null && typeof v === 'object' && Symbol.asyncIterator in v;
+}
+
+export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerator<EngineEvent> {
+  const occurrences = new Map<string, number>();
+  for (const name of turn.profile.stages) {
+    const stage = STAGES[name];
+    if (!stage) throw new HubError('stage_not_implemented', 501, `Stage '${name}' is not available in this hub build.`);
+    const occurrence = (occurrences.get(name) ?? 0) + 1;
+    occurrences.set(name, occurrence);
+    const started = performance.now();
+    let status: 'completed' | 'failed' | 'cancelled' = 'completed';
+    try {
+      turn.signal.throwIfAborted();
+      const out = stage.run(turn, deps);
+      if (isAsyncIterable(out)) {
+        for await (const event of out) {
+          // Close the timing before the event is handed out, so consumer time is never counted.
+          yield event;
+        }
+      } else await out;
+    } catch (err) {
+      status = turn.signal.aborted ? 'cancelled' : 'failed';
+      throw err;
+    } finally {
+      turn.steps.push({ role: 'stage_timing', stage: name, occurrence, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, status });
+    }
+  }
+  yield { name: 'result', data: resultEnvelope(turn) };
+}

@@ -1,0 +1,18 @@
+/** Sampling of model calls (§4.6): profile knobs first, then the request, then configured defaults. */
+import type { Config } from '../config';
+import type { ChatRequest } from '../llm/types';
+import type { Profile } from '../profiles/types';
+import type { ChatCompletionRequest } from './types';
+
+/** Writer sampling, shared by Answer and In-Depth synthesis (both use the `answer` knobs). */
+export function writerSampling(profile: Profile, request: ChatCompletionRequest, config: Config): Partial<ChatRequest> {
+  const knobs = profile.knobs.answer ?? {};
+  const out: Partial<ChatRequest> = {
+    temperature: knobs.temperature ?? Math.max(request.temperature ?? 0, 0.5),
+    repeat_penalty: knobs.repeat_penalty ?? config.synthRepeatPenalty,
+    dry_multiplier: knobs.dry ?? config.synthDryMultiplier,
+  };
+  const requested = typeof request.max_tokens === 'number' && request.max_tokens > 0 ? request.max_tokens : undefined;
+  out.max_tokens = requested ?? knobs.max_tokens ?? config.llmMaxTokens;
+  return out;
+}

@@ -1,0 +1,110 @@
+/** Types of one turn through the engine: the validated request, the turn state stages share, and events. */
+import type { Config } from '../config';
+import type { EvidenceLedger } from '../context/types';
+import type { ChatMessageLike } from '../context/inline-chart';
+import type { RouterClient, SlotEvidence, Usage } from '../llm/types';
+import type { Catalog } from '../profiles/catalog';
+import type { GateMode, Profile, StageName } from '../profiles/types';
+
+/** `context` extension of the chat request (§2.1). */
+export interface RequestContext {
+  sources?: unknown;
+  source?: unknown;
+  temporal?: unknown;
+  temporal_gate?: unknown;
+  require_product_profile?: unknown;
+  session?: unknown;
+  request_id?: unknown;
+  message_id?: unknown;
+  [key: string]: unknown;
+}
+
+/** The validated body of `POST /v1/chat/completions`. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessageLike[];
+  response_format?: Record<string, unknown> | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  stream?: boolean;
+  context?: RequestContext | null;
+  patient?: string | null;
+  [key: string]: unknown;
+}
+
+export interface TableCell {
+  text: string;
+  refs: number[];
+}
+export interface TableBlock {
+  kind: 'table';
+  title: string;
+  columns: Array<{ key: string; label: string }>;
+  rows: Array<{ cells: Record<string, TableCell> }>;
+}
+
+/** An Answer as the writer produced it, or as checks left it. */
+export interface AnswerDraft {
+  answer: string;
+  citations: number[];
+  blocks: TableBlock[];
+  /** false when the model output was not the JSON object asked for (a handled case, decision 11). */
+  structured: boolean;
+}
+
+export interface TemporalPolicy {
+  enabled: boolean;
+  mode: GateMode;
+}
+
+export interface TemporalGateResult {
+  schema_version: 'temporal_gate.v1';
+  mode: GateMode;
+  status: 'pass' | 'warn' | 'fail' | 'not_applicable';
+  checks: unknown[];
+  patch_answer: string | null;
+  patch_citations: number[];
+  applied?: 'none' | 'patch' | 'fallback';
+}
+
+export interface TraceStep {
+  role: string;
+  [key: string]: unknown;
+}
+
+/** Mutable state of one turn; stages read and write it. */
+export interface TurnState {
+  requestId: string;
+  profile: Profile;
+  request: ChatCompletionRequest;
+  signal: AbortSignal;
+  temporal: TemporalPolicy;
+  question: string;
+  /** Conversation messages other than the chart message(s), in order (system messages dropped). */
+  conversation: ChatMessageLike[];
+  ledger: EvidenceLedger | null;
+  /** The context message every stage sends first (decision 8). */
+  contextMessage: string;
+  draft: AnswerDraft | null;
+  temporalGate: TemporalGateResult | null;
+  usage: Usage;
+  slots: SlotEvidence;
+  steps: TraceStep[];
+}
+
+export interface EngineEvent {
+  name: string;
+  data: Record<string, unknown>;
+}
+
+export interface EngineDeps {
+  config: Config;
+  router: RouterClient;
+  catalog: Catalog;
+}
+
+/** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */
+export interface Stage {
+  name: StageName;
+  run(turn: TurnState, deps: EngineDeps): AsyncIterable<EngineEvent> | Promise<void>;
+}

@@ -1,0 +1,49 @@
+/**
+ * One error type for every failure the hub reports on the wire (decision 1).
+ * `code` is the stable machine code clients read (`detail.code`), `status` the HTTP status,
+ * `extra` any additional `detail` fields (e.g. `model`, `configured_profiles`, `source`).
+ */
+export class HubError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  /** OpenAI error `type`; defaults from the status. */
+  readonly type: string;
+  /** OpenAI error `param` (the offending request field), when known. */
+  readonly param: string | null;
+  /** Extra response headers (e.g. `Retry-After`). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    options: { extra?: Record<string, unknown>; type?: string; param?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'HubError';
+    this.code = code;
+    this.status = status;
+    this.extra = options.extra ?? {};
+    this.type = options.type ?? defaultType(status);
+    this.param = options.param ?? null;
+    this.headers = options.headers ?? {};
+  }
+}
+
+function defaultType(status: number): string {
+  if (status === 400 || status === 404 || status === 413 || status === 422) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 503) return 'unavailable_error';
+  return 'server_error';
+}
+
+/** Context-source errors carry a `source` (§5.1); they travel as `event: error` on staged streams. */
+export function contextError(code: string, status: number, source: string, message: string, extra: Record<string, unknown> = {}): HubError {
+  return new HubError(code, status, message, { extra: { source, ...extra } });
+}
+
+export function isAbortError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR');
+}

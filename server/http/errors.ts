@@ -1,0 +1,31 @@
+/** Maps every failure to the wire once (decision 1): `{error: {message,type,param,code}, detail: {code,message,...}}`. */
+import type { Response } from 'express';
+import { HubError } from '../errors';
+
+export interface WireError {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: { message: string; type: string; param: string | null; code: string }; detail: Record<string, unknown> };
+}
+
+export function toWireError(err: unknown): WireError {
+  const e = err instanceof HubError ? err : new HubError('internal_error', 500, 'The hub failed to handle this request.');
+  return {
+    status: e.status,
+    headers: e.headers,
+    body: {
+      error: { message: e.message, type: e.type, param: e.param, code: e.code },
+      detail: { code: e.code, message: e.message, ...e.extra },
+    },
+  };
+}
+
+export function sendError(res: Response, err: unknown): void {
+  const wire = toWireError(err);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [k, v] of Object.entries(wire.headers)) res.setHeader(k, v);
+  res.status(wire.status).json(wire.body);
+}

@@ -1,0 +1,45 @@
+/** The OpenAPI 3.1 document, built from the same schemas ajv validates with (decision 14). */
+import { WIRE_SCHEMAS } from './schemas';
+
+function stripIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(stripIds);
+  if (schema && typeof schema === 'object') {
+    return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$id').map(([k, v]) => [k, stripIds(v)]));
+  }
+  return schema;
+}
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+export function buildOpenApi(version: string, levelsSchema: unknown) {
+  const schemas: Record<string, unknown> = { LevelsYaml: stripIds(levelsSchema) };
+  for (const [name, s] of Object.entries(WIRE_SCHEMAS)) schemas[name] = stripIds(s);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Med Agent Hub', version, description: 'OpenAI-compatible clinical answer gateway in front of a llama.cpp router.' },
+    paths: {
+      '/v1/chat/completions': {
+        post: {
+          summary: 'Answer a question about a patient with a profile or a low-level leg.',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ChatCompletionRequest' } } } },
+          responses: {
+            '200': { description: 'chat.completion whose message content is the hub envelope as a JSON string; or an SSE stream when stream is true.' },
+            '400': errorResponse('invalid_request_error or product_profile_required'),
+            '404': errorResponse('model_not_found'),
+            '413': errorResponse('Body larger than HUB_MAX_BODY_BYTES'),
+            '422': errorResponse('insufficient_context'),
+            '501': errorResponse('stage_not_implemented'),
+            '502': errorResponse('router_error / router_unreachable'),
+            '503': errorResponse('router_busy (with Retry-After), context_source_unavailable, tokenization_unavailable'),
+            '504': errorResponse('router_timeout'),
+          },
+        },
+      },
+      '/v1/models': { get: { summary: 'Profiles with live availability and the backend inventory.', responses: { '200': { description: 'Profile list' } } } },
+      '/health': { get: { summary: 'Liveness (always 200).', responses: { '200': { description: 'healthy' } } } },
+      '/': { get: { summary: 'Service banner.', responses: { '200': { description: 'running' } } } },
+      '/openapi.json': { get: { summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1' } } } },
+    },
+    components: { schemas },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * `POST /v1/chat/completions`: validate → resolve profile or leg → run the engine → blocking
+ * envelope or non-staged chunk stream. A client disconnect aborts the turn (and its router call).
+ */
+import type { Request, Response } from 'express';
+import { HubError } from '../../errors';
+import { drainTurn } from '../../engine/drain';
+import { assertRunnable, createTurn } from '../../engine/run';
+import type { EngineDeps } from '../../engine/types';
+import { isProductProfile } from '../../profiles/types';
+import { sendError } from '../errors';
+import { chatCompletion, chunkFrames, completionId } from '../openai-shapes';
+import { parseChatRequest } from '../schemas';
+
+export function chatCompletionsHandler(deps: EngineDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    try {
+      const body = parseChatRequest(req.body);
+      const profile = deps.catalog.resolve(body.model);
+      if (body.context?.require_product_profile === true && !isProductProfile(profile)) {
+        throw new HubError('product_profile_required', 400, 'This client accepts configured product profiles only.', { extra: { model: body.model } });
+      }
+      const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
+      assertRunnable(profile, turn.temporal);
+      const envelope = await drainTurn(turn, deps);
+      const content = JSON.stringify(envelope);
+      if (body.stream === true) {
+        res.status(200).setHeader('Content-Type', 'text/event-stream');
+        res.setHeader('Cache-Control', 'no-cache');
+        const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+        res.end(chunkFrames(body.model, content, includeUsage ? turn.usage : null, completionId()).join(''));
+        return;
+      }
+      res.status(200).json(chatCompletion(body.model, content, turn.usage));
+    } catch (err) {
+      if (abort.signal.aborted) {
+        res.end();
+        return;
+      }
+      sendError(res, err);
+    }
+  };
+}

@@ -1,0 +1,90 @@
+/** Wire types of the router (llama.cpp llama-server, OpenAI-compatible) as the hub uses them. */
+
+export interface ChatMessage {
+  role: string;
+  content: unknown;
+  [key: string]: unknown;
+}
+
+/** The body the hub sends to `POST {LLM_BASE_URL}/v1/chat/completions` (never `n`, never unknown ids). */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  response_format?: Record<string, unknown> | null;
+  repeat_penalty?: number;
+  dry_multiplier?: number;
+  tools?: unknown[];
+  tool_choice?: unknown;
+  [key: string]: unknown;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens?: number;
+}
+
+export interface ChatResult {
+  content: string;
+  finishReason: string | null;
+  usage: Usage;
+  /** Model id the router echoed (diagnostics only). */
+  model: string | null;
+  /** Time spent waiting for a router slot, ms. */
+  queueWaitMs: number;
+  /** Wall time of the router call itself (after the slot was granted), ms. */
+  routerMs: number;
+}
+
+/** One piece of a streamed completion as the hub sees it. */
+export type StreamPiece =
+  | { kind: 'delta'; content: string }
+  | { kind: 'done'; result: ChatResult };
+
+export interface ModelInventory {
+  /** false when the router could not be queried (distinct from an empty catalogue). */
+  reachable: boolean;
+  /** Router-advertised ids (router mode: every known model, whatever its load status). */
+  ids: string[];
+  /** Sanitised router entries by id. */
+  entries: Record<string, Record<string, unknown>>;
+}
+
+/** Per-request slot evidence (§10.1): proves a cancelled request freed only its own slot. */
+export interface SlotEvidence {
+  acquisitions: number;
+  releases: number;
+  active: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Per-request slot bookkeeping; the router client updates it. */
+  slots?: SlotEvidence;
+}
+
+export interface RouterClient {
+  chat(req: ChatRequest, opts?: CallOptions): Promise<ChatResult>;
+  /** Streams a completion; breaking out of the iterator aborts the router request and frees the slot. */
+  chatStream(req: ChatRequest, opts?: CallOptions): AsyncIterable<StreamPiece>;
+  listModels(opts?: { signal?: AbortSignal }): Promise<ModelInventory>;
+  /** `POST /tokenize`; returns token count (or pieces when asked). */
+  tokenize(body: { model: string; content: string; add_special?: boolean; parse_special?: boolean; with_pieces?: boolean }, opts?: CallOptions): Promise<TokenizeResult>;
+  /** `POST /apply-template` → rendered prompt text. */
+  applyTemplate(body: { model: string; messages: ChatMessage[]; tools?: unknown; tool_choice?: unknown }, opts?: CallOptions): Promise<string>;
+  /** `POST /v1/chat/completions/input_tokens` when the router has it; null when it does not (404, remembered per process). */
+  inputTokens(req: ChatRequest, opts?: CallOptions): Promise<number | null>;
+  /** Slot semaphore state, for metrics and tests. */
+  slotState(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
+  close(): Promise<void>;
+}
+
+export interface TokenizeResult {
+  count: number;
+  tokens?: number[];
+  /** Present with `with_pieces`: each token's piece as UTF-8 bytes. */
+  pieces?: Uint8Array[];
+}

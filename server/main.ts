@@ -1,0 +1,95 @@
+/** Process entry: config → catalogue → router client → app → listen → graceful shutdown. */
+import type { Server } from 'node:http';
+import { createApp } from './app';
+import { ConfigError, loadConfig, type Config } from './config';
+import { createLogger } from './logger';
+import { createRouterClient } from './llm/router-client';
+import { loadCatalog } from './profiles/catalog';
+import { ProfileConfigError } from './profiles/compiler';
+
+export interface RunningHub {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a hub from a configuration (used by main and by integration tests). */
+export async function startHub(config: Config): Promise<RunningHub> {
+  const logger = createLogger(config.logLevel);
+  const catalog = loadCatalog({ profilesPath: config.profilesPath, promptsDir: config.promptsDir });
+  const router = createRouterClient({
+    baseUrl: config.llmBaseUrl,
+    apiKey: config.llmApiKey,
+    maxConcurrency: config.routerMaxConcurrency,
+    maxQueue: config.routerMaxQueue,
+    connectTimeoutMs: config.routerConnectTimeoutMs,
+    idleTimeoutMs: config.routerIdleTimeoutMs,
+    discoveryTimeoutMs: config.routerDiscoveryTimeoutMs,
+  });
+  const app = createApp({ config, catalog, router, logger });
+  const server = app.listen(config.port, config.host);
+  // No whole-request deadline: clients wait minutes for big models (decision 6).
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await router.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`med-agent-hub: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  let hub: RunningHub;
+  try {
+    hub = await startHub(config);
+  } catch (err) {
+    if (err instanceof ProfileConfigError) {
+      process.stderr.write(`med-agent-hub: profile catalogue error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  process.stdout.write(`med-agent-hub listening on ${hub.url} (router ${new URL(config.llmBaseUrl).origin})\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // Stop accepting; let in-flight requests finish for up to HUB_DRAIN_SECONDS.
+    hub.server.close(() => process.exit(0));
+    setTimeout(() => {
+      hub.server.closeAllConnections();
+      process.exit(0);
+    }, config.drainSeconds * 1000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`med-agent-hub: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

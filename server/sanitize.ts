@@ -1,0 +1,127 @@
+/**
+ * Secret and URL sanitiser (hub-contract §2.2 "Sanitisation rules", decision 12). Applied to everything
+ * `/v1/models`, logs and traces expose: secret-looking keys become "[redacted]", URLs lose userinfo,
+ * query and fragment. Router entries carry CLI `args` and INI `preset` text, so secrets hidden in
+ * flag lists (`--api-key K`) and `key = value` lines are caught too.
+ */
+
+export const REDACTED = '[redacted]';
+export const INVALID_URL = '[redacted-invalid-url]';
+
+/** A key containing one of these words (after splitting) is a secret on its own. */
+const SECRET_WORDS = new Set([
+  'password', 'passwd', 'passphrase', 'secret', 'credential', 'authorization', 'auth', 'bearer', 'cookie',
+  'apikey', 'accesstoken', 'refreshtoken', 'clientsecret', 'privatekey', 'authtoken', 'hft',
+]);
+/** `<qualifier> key|token` pairs (api key, bearer token, hf_token, …) are secrets; a bare `max_tokens` is not. */
+const PAIR_QUALIFIERS = new Set(['api', 'access', 'refresh', 'bearer', 'auth', 'session', 'id', 'private', 'secret', 'client', 'hf', 'signing', 'encryption', 'master']);
+const PAIR_HEADS = new Set(['key', 'token']);
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
+const INI_LINE = /^(\s*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(.*)$/gm;
+const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
+const MAX_DEPTH = 64;
+
+/** Splits `apiKey`, `API_KEY`, `x-api-key`, `APIKey` into lower-case words, plurals folded (`keys` → `key`). */
+export function keyWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase())
+    .map((w) => (w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w));
+}
+
+export function isSecretKey(key: string): boolean {
+  if (key.toLowerCase() === 'token') return true;
+  const words = keyWords(key);
+  if (words.some((w) => SECRET_WORDS.has(w))) return true;
+  return words.some((w, i) => i > 0 && PAIR_HEADS.has(w) && PAIR_QUALIFIERS.has(words[i - 1]));
+}
+
+function isUrlKey(key: string): boolean {
+  const k = key.toLowerCase();
+  return k.endsWith('url') || k.endsWith('uri') || k.endsWith('endpoint');
+}
+
+/** scheme://host[:port]/path — no userinfo, query or fragment; anything unparsable is withheld entirely. */
+export function reduceUrl(s: string): string {
+  let url: URL;
+  try {
+    url = new URL(s.trim());
+  } catch {
+    return INVALID_URL;
+  }
+  if (!url.host) return INVALID_URL;
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/** Free text: embedded URLs reduced, `Bearer x` and secret `key = value` lines (INI presets) redacted. */
+function sanitizeText(s: string): string {
+  let out = s.replace(URL_IN_TEXT, (m) => reduceUrl(m));
+  out = out.replace(BEARER_IN_TEXT, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  if (out.includes('=') || out.includes(':')) {
+    out = out.replace(INI_LINE, (line, pre: string, key: string, sep: string) => (isSecretKey(key) ? `${pre}${key}${sep}${REDACTED}` : line));
+  }
+  return out;
+}
+
+/** A CLI flag (`--api-key`, `-hft`, `--api-key=K`) naming a secret: returns the flag name, else null. */
+function secretFlag(s: string): { name: string; inlineValue: boolean } | null {
+  const m = /^--?([A-Za-z][A-Za-z0-9-]*)(=.*)?$/.exec(s);
+  if (!m || !isSecretKey(m[1])) return null;
+  return { name: m[1], inlineValue: m[2] !== undefined };
+}
+
+/** Arrays of CLI args: the value following a secret flag is redacted wherever it sits. */
+function sanitizeArray(arr: unknown[], seen: WeakSet<object>, depth: number): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < arr.length; i++) {
+    const item = arr[i];
+    const flag = typeof item === 'string' ? secretFlag(item) : null;
+    if (flag?.inlineValue) {
+      out.push(`${(item as string).split('=')[0]}=${REDACTED}`);
+    } else if (flag && i + 1 < arr.length) {
+      out.push(item, REDACTED);
+      i++;
+    } else {
+      out.push(walk(item, seen, depth + 1));
+    }
+  }
+  return out;
+}
+
+function sanitizeObject(obj: object, seen: WeakSet<object>, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) {
+    if (isSecretKey(key)) out[key] = REDACTED;
+    else if (isUrlKey(key) && typeof value === 'string') out[key] = value === '' ? '' : reduceUrl(value);
+    else out[key] = walk(value, seen, depth + 1);
+  }
+  return out;
+}
+
+function walk(value: unknown, seen: WeakSet<object>, depth: number): unknown {
+  if (typeof value === 'string') return sanitizeText(value);
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) return '[truncated]';
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return sanitizeArray(value, seen, depth);
+    if (value instanceof Date) return value.toISOString();
+    if (value instanceof Error) return sanitizeObject({ name: value.name, message: value.message }, seen, depth);
+    if (value instanceof URL) return reduceUrl(value.href);
+    return sanitizeObject(value, seen, depth);
+  } finally {
+    // Only cycles are refused; the same object reached twice through siblings is sanitised twice.
+    seen.delete(value);
+  }
+}
+
+/** Deep copy of `value` with secrets redacted and URLs reduced; never throws, never mutates its input. */
+export function sanitize(value: unknown): unknown {
+  return walk(value, new WeakSet(), 0);
+}

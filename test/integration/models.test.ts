@@ -1,0 +1,96 @@
+import { FakeRouter } from '../support/fake-router';
+import { startTestHub } from '../support/hub';
+import type { RunningHub } from '../../server/main';
+
+describe('GET /v1/models', () => {
+  let router: FakeRouter;
+  let hub: RunningHub;
+
+  beforeAll(async () => {
+    router = new FakeRouter({ models: [{ id: 'gemma-4-12b', status: 'unloaded' }] });
+    await router.start();
+    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl });
+  });
+  afterAll(async () => {
+    await hub.close();
+    await router.stop();
+  });
+
+  test('router advertising gemma-4-12b: single-12b-bare is the only default, catalogue reachable', async () => {
+    const res = await fetch(`${hub.url}/v1/models`);
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.object).toBe('list');
+    expect(doc.backend).toEqual({ contract_version: 'med-agent-hub.backend-model-inventory.v1', catalog_reachable: true, advertised_model_ids: ['gemma-4-12b'] });
+    const defaults = doc.data.filter((p: { default: boolean }) => p.default);
+    expect(defaults.map((p: { id: string }) => p.id)).toEqual(['single-12b-bare']);
+    const bare = doc.data.find((p: { id: string }) => p.id === 'single-12b-bare');
+    expect(bare).toMatchObject({
+      object: 'model',
+      owned_by: 'med-agent-hub',
+      staged: true,
+      validation: false,
+      temporal_enforcement: 'enforce',
+      available: true,
+      topology: 'single',
+      visibility: 'product',
+      required_models: ['gemma-4-12b'],
+      context_window: 24576,
+      exact_tokenizer: true,
+      unavailable_reasons: [],
+    });
+    const verify = doc.data.find((p: { id: string }) => p.id === 'single-12b-verify');
+    expect(verify.available).toBe(false);
+    expect(verify.unavailable_reasons).toEqual(['model_not_loaded:qwen3.5-9b']);
+    // Legs are never listed.
+    expect(doc.data.some((p: { id: string }) => p.id.includes(':'))).toBe(false);
+  });
+
+  test('the effective default falls back to the available product profile with the lowest priority', async () => {
+    router.setModels(['qwen3.5-9b']);
+    const doc = await (await fetch(`${hub.url}/v1/models`)).json();
+    expect(doc.data.filter((p: { default: boolean }) => p.default)).toHaveLength(0);
+    router.setModels(['gemma-4-12b']);
+  });
+
+  test('/ names no default profile and reduces the router URL', async () => {
+    const body = await (await fetch(`${hub.url}/`)).json();
+    expect(body.status).toBe('Server is running');
+    expect(JSON.stringify(body)).not.toContain('single-12b');
+    expect(body.model_backend).toBe(router.baseUrl.replace(/\/$/, '') + '/');
+  });
+
+  test('/health, /openapi.json and the LM Studio probe path', async () => {
+    const health = await (await fetch(`${hub.url}/health`)).json();
+    expect(health.status).toBe('healthy');
+    const openapi = await (await fetch(`${hub.url}/openapi.json`)).json();
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(openapi.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
+    const probe = await fetch(`${hub.url}/api/v1/models`);
+    expect(probe.status).toBe(404);
+    const err = await probe.json();
+    expect(err.error.code).toBe(err.detail.code);
+  });
+});
+
+describe('GET /v1/models with the router down', () => {
+  test('catalog_reachable false and every profile unavailable with model_backend_unreachable', async () => {
+    const router = new FakeRouter();
+    const url = await router.start();
+    await router.stop(); // a port nobody listens on any more
+    const hub = await startTestHub({ LLM_BASE_URL: url, ROUTER_DISCOVERY_TIMEOUT_SECONDS: '1' });
+    try {
+      const doc = await (await fetch(`${hub.url}/v1/models`)).json();
+      expect(doc.backend.catalog_reachable).toBe(false);
+      expect(doc.backend.advertised_model_ids).toEqual([]);
+      expect(doc.data.length).toBeGreaterThan(0);
+      for (const p of doc.data) {
+        expect(p.available).toBe(false);
+        expect(p.default).toBe(false);
+        expect(p.unavailable_reasons).toEqual(['model_backend_unreachable']);
+      }
+    } finally {
+      await hub.close();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+/** Starts a real hub on loopback for integration tests, configured like production from an env table. */
+import path from 'node:path';
+import { loadConfig } from '../../server/config';
+import { startHub, type RunningHub } from '../../server/main';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export async function startTestHub(env: Record<string, string>): Promise<RunningHub> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: path.join(ROOT, 'trace-test'), ...env }, ROOT);
+  return startHub(config);
+}
+
+export async function postJson(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, body: typeof body === 'string' ? body : JSON.stringify(body), signal: init.signal });
+}
+
+/** A small inline chart in the ChartSearchAI layout (run-length dates: [3] inherits 2026-01-10). */
+export const SMALL_CHART = [
+  'Patient records (most recent first):',
+  '[1] (2026-03-02) Encounter: Adult Visit at Clinic A',
+  '[2] (2026-03-02) Finding — Weight (kg): 71 kg',
+  '[3] (2026-01-10) Finding — Weight (kg): 74 kg',
+  '[4] Assessment — Return visit date: 2026-04-01',
+  '[5] (2025-12-01) Allergy: Penicillin. Reaction: rash',
+].join('\n');

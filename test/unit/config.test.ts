@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, SETTINGS } from '../../server/config';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    const c = loadConfig({}, ROOT);
+    expect(c.port).toBe(8080);
+    expect(c.llmBaseUrl).toBe('http://localhost:8077');
+    expect(c.sseHeartbeatSeconds).toBe(0.5);
+    expect(c.routerMaxConcurrency).toBe(1);
+    expect(c.apiKeyHashes).toEqual([]);
+    expect(c.buildRevision).toBe('unknown');
+    expect(c.querystore).toBeNull();
+  });
+
+  test.each<[Record<string, string>, string]>([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '80.5' }, 'PORT'],
+    [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],
+    [{ LLM_BASE_URL: 'ftp://x' }, 'LLM_BASE_URL'],
+    [{ ROUTER_MAX_CONCURRENCY: '0' }, 'ROUTER_MAX_CONCURRENCY'],
+    [{ ROUTER_MAX_QUEUE: '-1' }, 'ROUTER_MAX_QUEUE'],
+    [{ HUB_MAX_BODY_BYTES: 'lots' }, 'HUB_MAX_BODY_BYTES'],
+    [{ HUB_API_KEYS: 'plain-text-key' }, 'HUB_API_KEYS'],
+    [{ HUB_ANCHOR: 'tomorrow' }, 'HUB_ANCHOR'],
+    [{ HUB_ANCHOR: '2026-02-30' }, 'HUB_ANCHOR'],
+    [{ HUB_TIMEZONE: 'Mars/Olympus' }, 'HUB_TIMEZONE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HUB_BUILD_REVISION: 'abc' }, 'HUB_BUILD_REVISION'],
+    [{ QUERYSTORE_BASE_URL: 'http://qs' }, 'QUERYSTORE_USERNAME'],
+    [{ HUB_SSE_HEARTBEAT_SECONDS: 'fast' }, 'HUB_SSE_HEARTBEAT_SECONDS'],
+  ])('%j stops start-up naming %s', (env, variable) => {
+    let err: unknown;
+    try {
+      loadConfig(env, ROOT);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).variable).toBe(variable);
+    expect((err as Error).message).toContain(variable);
+  });
+
+  test('heartbeat has a floor of 0.1 s; anchors and zones accepted', () => {
+    const c = loadConfig({ HUB_SSE_HEARTBEAT_SECONDS: '0.01', HUB_ANCHOR: '2026-03-10', HUB_TIMEZONE: 'Pacific/Honolulu', HUB_API_KEYS: 'A'.repeat(64) }, ROOT);
+    expect(c.sseHeartbeatSeconds).toBe(0.1);
+    expect(c.anchor).toBe('2026-03-10');
+    expect(c.timezone).toBe('Pacific/Honolulu');
+    expect(c.apiKeyHashes).toEqual(['a'.repeat(64)]);
+  });
+
+  test('env.recommended and the README document every setting', () => {
+    const env = fs.readFileSync(path.join(ROOT, 'env.recommended'), 'utf8');
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const s of SETTINGS) {
+      expect(env).toMatch(new RegExp(`^${s.name}=`, 'm'));
+      expect(readme).toContain(`\`${s.name}\``);
+    }
+  });
+});
