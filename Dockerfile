@@ -5,7 +5,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY server ./server
-COPY bench ./bench
 COPY clients ./clients
 RUN npm run build
 

@@ -92,14 +92,15 @@ function sanitizeArray(arr: unknown[], seen: WeakSet<object>, depth: number): un
   return out;
 }
 
+function sanitizeEntry(key: string, value: unknown, seen: WeakSet<object>, depth: number): unknown {
+  if (isSecretKey(key)) return REDACTED;
+  if (isUrlKey(key) && typeof value === 'string') return value === '' ? '' : reduceUrl(value);
+  return walk(value, seen, depth + 1);
+}
+
+/** `fromEntries` defines own properties, so a `__proto__` key from parsed JSON stays data, not a prototype. */
 function sanitizeObject(obj: object, seen: WeakSet<object>, depth: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(obj)) {
-    if (isSecretKey(key)) out[key] = REDACTED;
-    else if (isUrlKey(key) && typeof value === 'string') out[key] = value === '' ? '' : reduceUrl(value);
-    else out[key] = walk(value, seen, depth + 1);
-  }
-  return out;
+  return Object.fromEntries(Object.entries(obj).map(([key, value]) => [key, sanitizeEntry(key, value, seen, depth)]));
 }
 
 function walk(value: unknown, seen: WeakSet<object>, depth: number): unknown {

@@ -6,33 +6,17 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
-import { createParser, type ParseError } from 'eventsource-parser';
+import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
-import { sanitize } from '../sanitize';
-import { SlotSemaphore, abortErrorFrom } from './slots';
+import { SlotSemaphore, abortErrorFrom, withEvidence } from './slots';
 import {
-  isLoadingModel,
-  malformedRouterBody,
-  mapRouterHttpError,
-  mapTransportError,
-  parseRouterErrorBody,
-  routerBodyTooLarge,
-  routerUnavailable,
-  streamFailed,
-  tokenizationUnavailable,
-  truncate,
+  isLoadingModel, mapRouterHttpError, mapTransportError, parseRouterErrorBody,
+  routerBodyTooLarge, routerUnavailable, streamFailed, tokenizationUnavailable, truncate,
 } from './router-errors';
-import type {
-  CallOptions,
-  ChatMessage,
-  ChatRequest,
-  ChatResult,
-  ModelInventory,
-  RouterClient,
-  StreamPiece,
-  TokenizeResult,
-  Usage,
-} from './types';
+import {
+  StreamAccumulator, chatBody, isObj, parseJson, toChatResult, toInventory, toTokenizeResult, unreachableInventory,
+} from './router-responses';
+import type { CallOptions, ChatMessage, ChatRequest, ChatResult, ModelInventory, RouterClient, StreamPiece, TokenizeResult } from './types';
 
 export interface RouterClientOptions {
   /** Router base URL without `/v1`; a path prefix is kept (`http://h:1/prefix` → `/prefix/v1/...`). */
@@ -54,147 +38,13 @@ export interface RouterClientOptions {
 
 type ResponseBody = Dispatcher.ResponseData['body'];
 type Json = Record<string, unknown>;
-interface Slot {
-  release: () => void;
-  waitMs: number;
-}
+interface Slot { release: () => void; waitMs: number }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-const utf8 = new TextEncoder();
+const CLOSE_GRACE_MS = 2000;
 
 export function createRouterClient(opts: RouterClientOptions): RouterClient {
   return new LlamaRouterClient(opts);
-}
-
-function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function count(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
-}
-
-function toUsage(raw: unknown): Usage {
-  const u = isObj(raw) ? raw : {};
-  const prompt = count(u.prompt_tokens);
-  const completion = count(u.completion_tokens);
-  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(u.total_tokens) || prompt + completion };
-  const details = u.prompt_tokens_details;
-  if (isObj(details) && typeof details.cached_tokens === 'number') usage.cached_tokens = count(details.cached_tokens);
-  return usage;
-}
-
-/** The router body: never `n` (n>1 corrupts usage, router.md pitfall 4); streams always ask for usage. */
-function chatBody(req: ChatRequest, stream: boolean): Json {
-  const body: Json = { ...req };
-  for (const k of ['n', 'n_cmpl', 'stream', 'stream_options']) delete body[k];
-  if (!stream) return { ...body, stream: false };
-  return { ...body, stream: true, stream_options: { include_usage: true } };
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw malformedRouterBody(what);
-  }
-}
-
-function toChatResult(json: unknown, queueWaitMs: number, routerMs: number): ChatResult {
-  const choice = isObj(json) && Array.isArray(json.choices) ? json.choices[0] : undefined;
-  if (!isObj(json) || !isObj(choice)) throw malformedRouterBody('chat completion (no choices)');
-  const message = isObj(choice.message) ? choice.message : {};
-  return {
-    content: typeof message.content === 'string' ? message.content : '',
-    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
-    usage: toUsage(json.usage),
-    model: typeof json.model === 'string' ? json.model : null,
-    queueWaitMs,
-    routerMs,
-  };
-}
-
-/** Accumulates one streamed completion; each SSE `data:` goes through `take`. */
-class StreamAccumulator {
-  content = '';
-  finishReason: string | null = null;
-  usage: Usage = toUsage(undefined);
-  model: string | null = null;
-  sawDone = false;
-  sawFinish = false;
-
-  /** Returns the content delta of this chunk, if any; throws on an error frame or a malformed chunk. */
-  take(data: string): string | null {
-    if (this.sawDone) return null;
-    if (data === '[DONE]') {
-      this.sawDone = true;
-      return null;
-    }
-    const chunk = parseJson(data, 'stream chunk');
-    if (!isObj(chunk)) throw malformedRouterBody('stream chunk');
-    if (chunk.error !== undefined) throw streamFailed(parseRouterErrorBody(data).message);
-    if (typeof chunk.model === 'string') this.model = chunk.model;
-    if (isObj(chunk.usage)) this.usage = toUsage(chunk.usage);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => isObj(c) && (c.index ?? 0) === 0) : undefined;
-    if (!isObj(choice)) return null;
-    if (typeof choice.finish_reason === 'string') {
-      this.finishReason = choice.finish_reason;
-      this.sawFinish = true;
-    }
-    const delta = isObj(choice.delta) ? choice.delta.content : undefined;
-    if (typeof delta !== 'string' || delta === '') return null;
-    this.content += delta;
-    return delta;
-  }
-
-  result(queueWaitMs: number, routerMs: number): ChatResult {
-    return { content: this.content, finishReason: this.finishReason, usage: this.usage, model: this.model, queueWaitMs, routerMs };
-  }
-}
-
-/** `/tokenize` answers `tokens` (ids, or `{id, piece}` with `with_pieces`), or a bare `count`/`n_tokens`. */
-function toTokenizeResult(json: unknown): TokenizeResult {
-  if (!isObj(json)) throw tokenizationUnavailable('The model router sent a malformed /tokenize body.');
-  if (Array.isArray(json.tokens)) return fromTokenList(json.tokens);
-  const n = typeof json.count === 'number' ? json.count : json.n_tokens;
-  if (typeof n === 'number' && Number.isInteger(n) && n >= 0) return { count: n };
-  throw tokenizationUnavailable('The model router sent a /tokenize body without tokens or a count.');
-}
-
-function fromTokenList(list: unknown[]): TokenizeResult {
-  if (list.every((t) => typeof t === 'number')) return { count: list.length, tokens: list as number[] };
-  const tokens: number[] = [];
-  const pieces: Uint8Array[] = [];
-  for (const t of list) {
-    if (!isObj(t) || typeof t.id !== 'number') throw tokenizationUnavailable('The model router sent a malformed /tokenize token.');
-    tokens.push(t.id);
-    pieces.push(toPieceBytes(t.piece));
-  }
-  return { count: tokens.length, tokens, pieces };
-}
-
-/** A piece is a string, or a byte array when it is not valid UTF-8 on its own (router.md §1). */
-function toPieceBytes(piece: unknown): Uint8Array {
-  if (typeof piece === 'string') return utf8.encode(piece);
-  if (Array.isArray(piece) && piece.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Uint8Array.from(piece as number[]);
-  throw tokenizationUnavailable('The model router sent a /tokenize piece that is neither text nor bytes.');
-}
-
-function unreachableInventory(): ModelInventory {
-  return { reachable: false, ids: [], entries: {} };
-}
-
-/** Router mode lists every known model whatever its `status.value` (unloaded ones autoload). */
-function toInventory(json: unknown): ModelInventory {
-  if (!isObj(json) || !Array.isArray(json.data)) return unreachableInventory();
-  const ids: string[] = [];
-  const entries: Record<string, Json> = {};
-  for (const entry of json.data) {
-    if (!isObj(entry) || typeof entry.id !== 'string' || entry.id === '' || entry.id in entries) continue;
-    ids.push(entry.id);
-    entries[entry.id] = sanitize(entry) as Json;
-  }
-  return { reachable: true, ids, entries };
 }
 
 function ok(status: number): boolean {
@@ -317,8 +167,18 @@ class LlamaRouterClient implements RouterClient {
     return this.semaphore.state();
   }
 
+  /** Graceful close; after a short grace, in-flight router requests are cut (shutdown must not hang on a stream). */
   async close(): Promise<void> {
-    await this.pool.close();
+    const cancel = new AbortController();
+    const grace = delay(CLOSE_GRACE_MS, undefined, { ref: false, signal: cancel.signal }).then(
+      () => this.pool.destroy(),
+      () => undefined,
+    );
+    try {
+      await Promise.race([this.pool.close(), grace]);
+    } finally {
+      cancel.abort();
+    }
   }
 
   // ---- slots -------------------------------------------------------------------------------
@@ -326,23 +186,8 @@ class LlamaRouterClient implements RouterClient {
   /** Acquires a slot and mirrors it into the caller's evidence; the returned release is idempotent. */
   private async takeSlot(opts: CallOptions): Promise<Slot> {
     const t0 = performance.now();
-    const free = await this.semaphore.acquire(opts.signal);
+    const release = withEvidence(await this.semaphore.acquire(opts.signal), opts.slots);
     const waitMs = performance.now() - t0;
-    const evidence = opts.slots;
-    if (evidence) {
-      evidence.acquisitions++;
-      evidence.active++;
-    }
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      free();
-      if (evidence) {
-        evidence.releases++;
-        evidence.active--;
-      }
-    };
     // Granted in the same tick the caller gave up: hand the slot straight back.
     if (opts.signal?.aborted) {
       release();
@@ -353,8 +198,8 @@ class LlamaRouterClient implements RouterClient {
 
   // ---- HTTP --------------------------------------------------------------------------------
 
-  private send(method: 'GET' | 'POST', path: string, body: unknown, signal?: AbortSignal, timeoutMs?: number): Promise<Dispatcher.ResponseData> {
-    return this.pool.request({
+  private async send(method: 'GET' | 'POST', path: string, body: unknown, signal?: AbortSignal, timeoutMs?: number): Promise<Dispatcher.ResponseData> {
+    const res = await this.pool.request({
       method,
       path: this.prefix + path,
       headers: this.headers,
@@ -362,6 +207,9 @@ class LlamaRouterClient implements RouterClient {
       signal,
       ...(timeoutMs ? { headersTimeout: timeoutMs, bodyTimeout: timeoutMs } : {}),
     });
+    // Readers see body errors through their iterator; this keeps a destroyed, unread body from crashing the process.
+    res.body.on('error', () => undefined);
+    return res;
   }
 
   /** Turns any failure into an AbortError (caller gave up), a HubError as is, or a mapped transport error. */
@@ -403,10 +251,13 @@ class LlamaRouterClient implements RouterClient {
   /** Yields SSE `data:` payloads; comment pings are ignored by the parser. */
   private async *sseData(body: ResponseBody, callerSignal: AbortSignal | undefined): AsyncGenerator<string> {
     const queue: string[] = [];
-    let parseError: ParseError | null = null;
+    let overflow = false;
     const parser = createParser({
       onEvent: (e) => queue.push(e.data),
-      onError: (e) => (parseError = parseError ?? e),
+      // Unknown fields or a bad `retry:` are harmless; only an event over the byte cap is fatal.
+      onError: (e) => {
+        if (e.type === 'max-buffer-size-exceeded') overflow = true;
+      },
       maxBufferSize: this.maxBytes,
     });
     const decoder = new TextDecoder();
@@ -419,7 +270,7 @@ class LlamaRouterClient implements RouterClient {
         throw this.fail(err, callerSignal, true);
       }
       parser.feed(step.done ? decoder.decode() + '\n\n' : decoder.decode(step.value, { stream: true }));
-      if (parseError) throw streamFailed(`unreadable event stream (${(parseError as ParseError).type})`);
+      if (overflow) throw routerBodyTooLarge(this.maxBytes);
       while (queue.length > 0) yield queue.shift() as string;
       if (step.done) return;
     }

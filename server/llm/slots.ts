@@ -4,6 +4,7 @@
  * queue; a release function frees exactly the slot it was handed out with, once.
  */
 import { HubError } from '../errors';
+import type { SlotEvidence } from './types';
 
 /** Seconds a client should wait before retrying after `router_busy` (small: slots turn over quickly). */
 export const ROUTER_BUSY_RETRY_AFTER_SECONDS = 2;
@@ -97,4 +98,22 @@ export class SlotSemaphore {
     if (next) next.grant(this.makeRelease());
     else this.inFlight--;
   }
+}
+
+/** Wraps a release so the request's slot evidence (§10.1) counts this slot once in and once out. */
+export function withEvidence(release: Release, evidence?: SlotEvidence): Release {
+  if (evidence) {
+    evidence.acquisitions++;
+    evidence.active++;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+    if (evidence) {
+      evidence.releases++;
+      evidence.active--;
+    }
+  };
 }

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { HubError } from '../errors';
 import { compileProfiles, findMissingPrompt, ProfileConfigError } from './compiler';
 import { parseLeg } from './legs';
@@ -46,15 +46,20 @@ function readYaml(file: string): unknown {
   } catch (err) {
     throw new ProfileConfigError(`cannot read profile catalogue '${file}': ${(err as Error).message}`);
   }
-  // `merge` enables `<<: *anchor` so variants can share policy blocks.
-  const doc = parseDocument(text, { merge: true, prettyErrors: true, uniqueKeys: true });
+  // `merge` enables `<<: *anchor` so variants can share policy blocks; duplicate ids are errors.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { merge: true, prettyErrors: false, uniqueKeys: true, lineCounter });
   const error = doc.errors[0];
   if (error) {
-    const pos = error.linePos?.[0];
-    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
-    throw new ProfileConfigError(`${where}: YAML syntax error (line ${pos?.line ?? '?'}): ${error.message.split('\n')[0]}`);
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    throw new ProfileConfigError(`${file}:${line}:${col}: YAML syntax error at line ${line}, column ${col}: ${error.message}`);
   }
-  return doc.toJS({ maxAliasCount: 1000 });
+  try {
+    // maxAliasCount bounds alias expansion (a "billion laughs" file cannot exhaust memory).
+    return doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    throw new ProfileConfigError(`${file}: YAML error: ${(err as Error).message}`);
+  }
 }
 
 function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog {

@@ -30,8 +30,10 @@ interface RawProfile {
   default?: boolean;
   selection_priority?: number;
   context?: { window?: number; reserved_output_tokens?: number; exact_tokenizer?: boolean; supplemental_sources?: string | string[] };
-  knobs?: Partial<Record<Role, RoleKnobs>>;
+  knobs?: Partial<Record<Role, RawKnobs>>;
 }
+
+type RawKnobs = { [K in keyof RoleKnobs]?: number | null };
 
 interface RawPolicies {
   output?: OutputMode;
@@ -39,7 +41,7 @@ interface RawPolicies {
   temporal_gate?: GateMode;
   temporal_render?: 'full' | 'compact';
   drug_safety?: boolean;
-  anchor?: string;
+  anchor?: string | null;
   review_loops?: number;
   review?: {
     action: string;
@@ -87,32 +89,45 @@ export function compileProfiles(doc: unknown, opts: { promptsDir: string }): Pro
 // ---- schema errors ---------------------------------------------------------------------------------
 
 function schemaError(errors: ErrorObject[]): ProfileConfigError {
-  const e = errors[0];
-  if (!e) return new ProfileConfigError('levels.yaml: invalid profile catalogue');
+  // An anyOf failure also reports each branch's error; the anyOf error itself reads best.
+  const e = errors.find((x) => x.keyword === 'anyOf') ?? errors[0];
+  if (!e) return new ProfileConfigError('invalid profile catalogue');
   const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (segments[0] === 'profiles' && segments.length >= 2) {
-    return profileError(segments[1], describeSchemaError(e, segments.slice(2)));
+    return profileError(segments[1], describeSchemaError(e, segments.slice(2), 'profile'));
   }
-  return new ProfileConfigError(`levels.yaml: ${describeSchemaError(e, segments)}`);
+  return new ProfileConfigError(describeSchemaError(e, segments, 'the catalogue'));
 }
 
-function describeSchemaError(e: ErrorObject, segments: string[]): string {
+function describeSchemaError(e: ErrorObject, segments: string[], top: string): string {
   const where = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
-  const subject = where === '' ? 'profile' : where;
+  const subject = where === '' ? top : where;
+  // Scalars are quoted back to the operator; objects and arrays would only add noise.
+  const found = e.data === undefined || (typeof e.data === 'object' && e.data !== null) ? '' : ` (found ${JSON.stringify(e.data)})`;
   if (segments[0] === 'stages' && segments.length === 2 && e.keyword === 'enum') return `unknown stage '${String(e.data)}'`;
-  if (e.propertyName !== undefined) return `${subject} has an invalid key '${e.propertyName}' (${e.message ?? 'invalid'})`;
+  if (e.propertyName !== undefined) return describeBadKey(e, subject, e.propertyName);
   switch (e.keyword) {
     case 'additionalProperties':
-      return `unknown key '${String((e.params as { additionalProperty: string }).additionalProperty)}'${where ? ` in ${where}` : ''}`;
+      return `unknown ${top === 'profile' ? '' : 'top-level '}key '${String((e.params as { additionalProperty: string }).additionalProperty)}'${where ? ` in ${where}` : ''}`;
     case 'required':
-      return `missing required key '${String((e.params as { missingProperty: string }).missingProperty)}'${where ? ` in ${where}` : ''}`;
+      return `missing required ${top === 'profile' ? '' : 'top-level '}key '${String((e.params as { missingProperty: string }).missingProperty)}'${where ? ` in ${where}` : ''}`;
     case 'enum':
-      return `${subject} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')} (found ${JSON.stringify(e.data)})`;
+      return `${subject} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}${found}`;
+    case 'anyOf':
+      return `${subject} is invalid${found}: expected ${String((e.parentSchema as { description?: string } | undefined)?.description ?? 'another value')}`;
     case 'minProperties':
-      return segments.length === 0 || where === 'profiles' ? 'profiles must contain at least one profile' : `${subject} ${e.message ?? ''}`;
+      return where === 'profiles' ? 'profiles must contain at least one profile' : `${subject} ${e.message ?? ''}`;
     default:
-      return `${subject} ${e.message ?? 'is invalid'}${e.keyword === 'type' ? ` (found ${JSON.stringify(e.data)})` : ''}`;
+      return `${subject} ${e.message ?? 'is invalid'}${found}`;
   }
+}
+
+/** A key rejected by `propertyNames`: an unknown role, or a profile id outside the id grammar. */
+function describeBadKey(e: ErrorObject, subject: string, key: string): string {
+  const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+  if (allowed) return `${subject} has an unknown role '${key}' (allowed: ${allowed.join(', ')})`;
+  if (subject === 'profiles') return `profile id '${key}' is invalid: use letters, digits, '.', '_' and '-' (a ':' would collide with low-level legs)`;
+  return `${subject} has an invalid key '${key}' (${e.message ?? 'invalid'})`;
 }
 
 // ---- defaults ---------------------------------------------------------------------------------------
@@ -175,7 +190,7 @@ function buildPolicies(id: string, raw: RawProfile, workflow: Workflow): Policie
 }
 
 /** Rule 12 / decision 9: the reviewer labels; `apply` and `redo` are reserved and refused. */
-function buildReviewPolicy(id: string, rp: RawPolicies, groundingKnobs: RoleKnobs | undefined): ReviewPolicy | null {
+function buildReviewPolicy(id: string, rp: RawPolicies, groundingKnobs: RawKnobs | undefined): ReviewPolicy | null {
   const r = rp.review;
   if (!r) return null;
   if (r.action !== 'label') {
@@ -214,9 +229,12 @@ function withFallbackPrompts(prompts: Partial<Record<Role, string>>, models: Par
   return out;
 }
 
-function copyKnobs(knobs: Partial<Record<Role, RoleKnobs>>): Partial<Record<Role, RoleKnobs>> {
+/** Null knob values mean "not set" (§4.6), so they are dropped rather than compiled. */
+function copyKnobs(knobs: Partial<Record<Role, RawKnobs>>): Partial<Record<Role, RoleKnobs>> {
   const out: Partial<Record<Role, RoleKnobs>> = {};
-  for (const [role, k] of Object.entries(knobs) as Array<[Role, RoleKnobs]>) out[role] = { ...k };
+  for (const [role, k] of Object.entries(knobs) as Array<[Role, RawKnobs]>) {
+    out[role] = Object.fromEntries(Object.entries(k).filter(([, v]) => v !== null && v !== undefined)) as RoleKnobs;
+  }
   return out;
 }
 

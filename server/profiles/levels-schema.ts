@@ -3,8 +3,8 @@
  *
  * The schema checks shape only (types, enums, unknown keys); the plan and policy rules of §4.2
  * need several keys at once and live in rules.ts. The same object is published in /openapi.json,
- * so the document and the validator cannot drift (decision 14). `$id` makes the `#/$defs/...`
- * references resolve inside this schema wherever it is embedded.
+ * so the document and the validator cannot drift (decision 14). It uses no `$ref`, so it stays
+ * valid wherever it is embedded (with or without its `$id`).
  */
 import { ROLES, STAGE_NAMES } from './types';
 
@@ -20,14 +20,15 @@ const roleMap = (valueSchema: object, description: string) => ({
   additionalProperties: valueSchema,
 });
 
+// Knob values may be null: only non-null values override the defaults (§4.6).
 const knobs = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    temperature: { type: 'number', minimum: 0 },
-    repeat_penalty: { type: 'number', exclusiveMinimum: 0 },
-    dry: { type: 'number', minimum: 0, description: 'DRY multiplier (router `dry_multiplier`).' },
-    max_tokens: { type: 'integer', minimum: 1 },
+    temperature: { type: ['number', 'null'], minimum: 0 },
+    repeat_penalty: { type: ['number', 'null'], exclusiveMinimum: 0 },
+    dry: { type: ['number', 'null'], minimum: 0, description: 'DRY multiplier (router `dry_multiplier`).' },
+    max_tokens: { type: ['integer', 'null'], minimum: 1 },
   },
 };
 
@@ -55,8 +56,8 @@ const policies = {
     temporal_render: { enum: ['full', 'compact'], default: 'full' },
     drug_safety: { type: 'boolean', default: false },
     anchor: {
-      description: 'Temporal "today": wall_clock, latest_record or an ISO date.',
-      anyOf: [{ enum: ['wall_clock', 'latest_record'] }, { type: 'string', format: 'date' }],
+      description: 'wall_clock, latest_record or an ISO date (YYYY-MM-DD), the temporal "today"; null = from the environment',
+      anyOf: [{ enum: ['wall_clock', 'latest_record', null] }, { type: 'string', format: 'date' }],
     },
     review_loops: { type: 'integer', minimum: 0, default: 1 },
     review: reviewPolicy,
@@ -76,7 +77,7 @@ const context = {
     reserved_output_tokens: { type: 'integer', minimum: 0 },
     exact_tokenizer: { type: 'boolean', default: false },
     supplemental_sources: {
-      description: 'Extra context sources always added (a single string is accepted).',
+      description: 'a source name or a list of source names (extra context sources always added)',
       anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     },
   },
@@ -115,8 +116,7 @@ export const LEVELS_SCHEMA = {
       type: 'object',
       minProperties: 1,
       propertyNames: { pattern: PROFILE_ID_PATTERN },
-      additionalProperties: { $ref: '#/$defs/profile' },
+      additionalProperties: profile,
     },
   },
-  $defs: { profile },
 };

@@ -34,7 +34,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
     router.script({ match: { contains: 'How has the weight changed?' }, content: ANSWER, usage: { prompt_tokens: 120, completion_tokens: 30 } });
     const res = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await res.json() as any;
     expect(body.object).toBe('chat.completion');
     expect(body.model).toBe(LEG);
     expect(body.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
@@ -81,7 +81,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
   test('model output that is not JSON is a handled case', async () => {
     router.script({ content: 'The weight went down to 71 kg [2].' });
     const res = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages });
-    const envelope = JSON.parse((await res.json()).choices[0].message.content);
+    const envelope = JSON.parse((await res.json() as any).choices[0].message.content);
     expect(envelope.answer).toBe('The weight went down to 71 kg [2].');
     expect(envelope.citations).toEqual([2]);
   });
@@ -91,7 +91,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
     async (model) => {
       const res = await postJson(`${hub.url}/v1/chat/completions`, { model, messages });
       expect(res.status).toBe(404);
-      const body = await res.json();
+      const body = await res.json() as any;
       expect(body.error.code).toBe('model_not_found');
       expect(body.detail.code).toBe('model_not_found');
       expect(body.detail.model).toBe(model);
@@ -103,7 +103,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
   test('require_product_profile rejects a leg with 400 before execution; a direct client may use it', async () => {
     const res = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages, context: { require_product_profile: true } });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await res.json() as any;
     expect(body.detail).toMatchObject({ code: 'product_profile_required', model: LEG, message: 'This client accepts configured product profiles only.' });
     expect(body.error.code).toBe('product_profile_required');
     expect(router.requests).toHaveLength(0);
@@ -119,7 +119,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
   ])('%s → %i %s', async (_name, body, status, code, param) => {
     const res = await postJson(`${hub.url}/v1/chat/completions`, body);
     expect(res.status).toBe(status);
-    const wire = await res.json();
+    const wire = await res.json() as any;
     expect(wire.error.code).toBe(code);
     expect(wire.detail.code).toBe(code);
     expect(typeof wire.error.message).toBe('string');
@@ -134,7 +134,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
     for (const model of ['single-12b-bare', 'answer:gemma-4-12b~enforce']) {
       const res = await postJson(`${hub.url}/v1/chat/completions`, { model, messages });
       expect(res.status).toBe(501);
-      expect((await res.json()).detail.code).toBe('stage_not_implemented');
+      expect((await res.json() as any).detail.code).toBe('stage_not_implemented');
     }
     expect(router.requests).toHaveLength(0);
   });
@@ -149,7 +149,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
     router.script({ status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } });
     const res = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages });
     expect(res.status).toBe(502);
-    expect((await res.json()).detail.code).toBe('router_error');
+    expect((await res.json() as any).detail.code).toBe('router_error');
   });
 
   test('a router that is down gives 502 router_unreachable', async () => {
@@ -160,7 +160,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
     try {
       const res = await postJson(`${other.url}/v1/chat/completions`, { model: LEG, messages });
       expect(res.status).toBe(502);
-      const body = await res.json();
+      const body = await res.json() as any;
       expect(body.detail.code).toBe('router_unreachable');
       expect(body.error.type).toBe('server_error');
     } finally {

@@ -19,7 +19,7 @@ describe('GET /v1/models', () => {
   test('router advertising gemma-4-12b: single-12b-bare is the only default, catalogue reachable', async () => {
     const res = await fetch(`${hub.url}/v1/models`);
     expect(res.status).toBe(200);
-    const doc = await res.json();
+    const doc = await res.json() as any;
     expect(doc.object).toBe('list');
     expect(doc.backend).toEqual({ contract_version: 'med-agent-hub.backend-model-inventory.v1', catalog_reachable: true, advertised_model_ids: ['gemma-4-12b'] });
     const defaults = doc.data.filter((p: { default: boolean }) => p.default);
@@ -48,27 +48,27 @@ describe('GET /v1/models', () => {
 
   test('the effective default falls back to the available product profile with the lowest priority', async () => {
     router.setModels(['qwen3.5-9b']);
-    const doc = await (await fetch(`${hub.url}/v1/models`)).json();
+    const doc = await (await fetch(`${hub.url}/v1/models`)).json() as any;
     expect(doc.data.filter((p: { default: boolean }) => p.default)).toHaveLength(0);
     router.setModels(['gemma-4-12b']);
   });
 
   test('/ names no default profile and reduces the router URL', async () => {
-    const body = await (await fetch(`${hub.url}/`)).json();
+    const body = await (await fetch(`${hub.url}/`)).json() as any;
     expect(body.status).toBe('Server is running');
     expect(JSON.stringify(body)).not.toContain('single-12b');
     expect(body.model_backend).toBe(router.baseUrl.replace(/\/$/, '') + '/');
   });
 
   test('/health, /openapi.json and the LM Studio probe path', async () => {
-    const health = await (await fetch(`${hub.url}/health`)).json();
+    const health = await (await fetch(`${hub.url}/health`)).json() as any;
     expect(health.status).toBe('healthy');
-    const openapi = await (await fetch(`${hub.url}/openapi.json`)).json();
+    const openapi = await (await fetch(`${hub.url}/openapi.json`)).json() as any;
     expect(openapi.openapi).toBe('3.1.0');
     expect(openapi.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
     const probe = await fetch(`${hub.url}/api/v1/models`);
     expect(probe.status).toBe(404);
-    const err = await probe.json();
+    const err = await probe.json() as any;
     expect(err.error.code).toBe(err.detail.code);
   });
 });
@@ -80,7 +80,7 @@ describe('GET /v1/models with the router down', () => {
     await router.stop(); // a port nobody listens on any more
     const hub = await startTestHub({ LLM_BASE_URL: url, ROUTER_DISCOVERY_TIMEOUT_SECONDS: '1' });
     try {
-      const doc = await (await fetch(`${hub.url}/v1/models`)).json();
+      const doc = await (await fetch(`${hub.url}/v1/models`)).json() as any;
       expect(doc.backend.catalog_reachable).toBe(false);
       expect(doc.backend.advertised_model_ids).toEqual([]);
       expect(doc.data.length).toBeGreaterThan(0);

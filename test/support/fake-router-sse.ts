@@ -1,9 +1,10 @@
 /**
  * Helpers of the fake llama.cpp router (see fake-router.ts): the fake tokenizer and chat template, llama.cpp-shaped
- * JSON bodies, and the writers that put blocking, streamed and faulty chat completions on the wire.
+ * JSON bodies, the writers that put blocking, streamed and faulty chat completions on the wire, and small utilities.
  * Shapes follow shared/spec/router.md §1 (observed on a real llama-server).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { ScriptedReply } from './fake-router';
 
 // ---------------------------------------------------------------- tokenizer & template
@@ -229,4 +230,53 @@ export async function writeStream(conn: Conn, info: ChatInfo, reply: ScriptedRep
   if (!(await write(conn, event(streamChunk(info, {}, finish, includeUsage ? undefined : { timings }))))) return;
   if (includeUsage && !(await write(conn, event({ choices: [], ...head(info), usage, timings })))) return;
   if (await write(conn, 'data: [DONE]\n\n')) res.end();
+}
+
+// ---------------------------------------------------------------- misc
+
+/** Router-mode /v1/models entry; `meta` only while loaded (router.md). */
+export function modelEntry(m: { id: string; status: string; nCtx?: number }) {
+  const nCtx = m.nCtx ?? 4096;
+  const entry: Record<string, unknown> = {
+    id: m.id, aliases: [], tags: [], object: 'model', owned_by: 'llamacpp', created: Math.floor(Date.now() / 1000),
+    status: {
+      value: m.status,
+      args: ['llama-server', '--host', '127.0.0.1', '--port', '0', '--alias', m.id, '--ctx-size', String(nCtx), '--model', `models/${m.id}.gguf`, '--parallel', '1'],
+      preset: `[${m.id}]\nctx-size = ${nCtx}\n`,
+    },
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] }, source: 'models_dir', can_remove: false,
+  };
+  if (m.status === 'loaded') entry.meta = { vocab_type: true, n_vocab: 32000, n_ctx: nCtx, n_ctx_train: 4096, n_embd: 8, n_params: 513048, size: 1026144, ftype: 'F16' };
+  return entry;
+}
+
+export function parseError(body: unknown) {
+  const lastRead = typeof body === 'string' ? body.slice(0, 1) : '';
+  return errorJson(500, typeof body === 'string' || body === undefined
+    ? `[json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing value - invalid literal; last read: '${lastRead}'`
+    : '[json.exception.type_error.302] type must be object', 'server_error');
+}
+
+export function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('close', () => resolve(req.complete ? Buffer.concat(parts).toString('utf8') : null));
+    req.on('error', () => resolve(null));
+  });
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => { clearTimeout(timer); resolve(false); };
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true); }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function randomId(n: number): string {
+  const abc = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return Array.from(randomBytes(n), (b) => abc[b % abc.length]).join('');
 }

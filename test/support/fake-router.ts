@@ -12,10 +12,9 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import {
-  type ChatInfo, type Conn, contentText, errorJson, fakeApplyTemplate, fakeTokenId, fakeTokenize, PEG_ERROR,
-  writeBlocking, writeStream,
+  type ChatInfo, type Conn, contentText, errorJson, fakeApplyTemplate, fakeTokenId, fakeTokenize, modelEntry, parseError, PEG_ERROR,
+  randomId, readBody, sleep, writeBlocking, writeStream,
 } from './fake-router-sse';
 
 export { fakeTokenize, fakeApplyTemplate } from './fake-router-sse';
@@ -384,21 +383,6 @@ export class FakeRouter {
 
 // ------------------------------------------------------------------ helpers
 
-function modelEntry(m: ModelSpec) {
-  const nCtx = m.nCtx ?? 4096;
-  const entry: Record<string, unknown> = {
-    id: m.id, aliases: [], tags: [], object: 'model', owned_by: 'llamacpp', created: Math.floor(Date.now() / 1000),
-    status: {
-      value: m.status,
-      args: ['llama-server', '--host', '127.0.0.1', '--port', '0', '--alias', m.id, '--ctx-size', String(nCtx), '--model', `models/${m.id}.gguf`, '--parallel', '1'],
-      preset: `[${m.id}]\nctx-size = ${nCtx}\n`,
-    },
-    architecture: { input_modalities: ['text'], output_modalities: ['text'] }, source: 'models_dir', can_remove: false,
-  };
-  if (m.status === 'loaded') entry.meta = { vocab_type: true, n_vocab: 32000, n_ctx: nCtx, n_ctx_train: 4096, n_embd: 8, n_params: 513048, size: 1026144, ftype: 'F16' };
-  return entry;
-}
-
 function messagesContain(body: any, needle: string): boolean {
   const msgs = isObject(body) ? body.messages : undefined;
   if (msgs === undefined) return false;
@@ -410,13 +394,6 @@ function isObject(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function parseError(body: unknown) {
-  const lastRead = typeof body === 'string' ? body.slice(0, 1) : '';
-  return errorJson(500, typeof body === 'string' || body === undefined
-    ? `[json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing value - invalid literal; last read: '${lastRead}'`
-    : '[json.exception.type_error.302] type must be object', 'server_error');
-}
-
 function sendJson(ctx: Conn, status: number, obj: unknown): void {
   if (ctx.closed || ctx.res.headersSent) return;
   const body = JSON.stringify(obj);
@@ -424,26 +401,3 @@ function sendJson(ctx: Conn, status: number, obj: unknown): void {
   ctx.res.end(body);
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('close', () => resolve(req.complete ? Buffer.concat(parts).toString('utf8') : null));
-    req.on('error', () => resolve(null));
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => { clearTimeout(timer); resolve(false); };
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true); }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function randomId(n: number): string {
-  const abc = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  return Array.from(randomBytes(n), (b) => abc[b % abc.length]).join('');
-}

@@ -69,6 +69,13 @@ describe('sanitize', () => {
     expect(out.self).toBe('[circular]');
   });
 
+  it('keeps a __proto__ key from parsed JSON as plain data', () => {
+    const out = sanitize(JSON.parse('{"__proto__": {"apiKey": "k", "x": 1}}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"apiKey":"[redacted]","x":1}}');
+  });
+
   it('passes primitives through', () => {
     expect(sanitize(3)).toBe(3);
     expect(sanitize(null)).toBeNull();

@@ -1,0 +1,14 @@
+/** `npm run bench`: runs every benchmark in sequence; each prints a ratio against a baseline from the same run. */
+import { benchLegOverhead } from './leg-overhead';
+
+async function main(): Promise<void> {
+  const r = await benchLegOverhead();
+  process.stdout.write(
+    `leg overhead: hub p50 ${r.hub_p50_ms.toFixed(3)} ms vs router ${r.direct_p50_ms.toFixed(3)} ms → added p50 ${r.added_p50_ms.toFixed(3)} ms, p99 ${r.added_p99_ms.toFixed(3)} ms (ratio ${r.ratio_p50.toFixed(2)}x)\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
