@@ -6,6 +6,7 @@ import { HubError } from './errors';
 import type { Logger } from './logger';
 import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
+import type { SourceRegistry } from './context/registry';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { sendError } from './http/errors';
 import { buildOpenApi } from './http/openapi';
@@ -17,6 +18,7 @@ export interface AppDeps {
   config: Config;
   catalog: Catalog;
   router: RouterClient;
+  sources: SourceRegistry;
   logger: Logger;
   version?: string;
 }
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): express.Express {
   const router = express.Router();
   mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

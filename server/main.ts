@@ -5,6 +5,8 @@ import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createRouterClient } from './llm/router-client';
 import { loadCatalog } from './profiles/catalog';
+import { SourceRegistry } from './context/registry';
+import { inlineSource } from './context/sources/inline';
 import { ProfileConfigError } from './profiles/compiler';
 
 export interface RunningHub {
@@ -26,7 +28,9 @@ export async function startHub(config: Config): Promise<RunningHub> {
     idleTimeoutMs: config.routerIdleTimeoutMs,
     discoveryTimeoutMs: config.routerDiscoveryTimeoutMs,
   });
-  const app = createApp({ config, catalog, router, logger });
+  // Only the inline source exists so far; QueryStore and the knowledge base register here later.
+  const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords })]);
+  const app = createApp({ config, catalog, router, sources, logger });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;

@@ -4,6 +4,7 @@ import type { EvidenceLedger } from '../context/types';
 import type { ChatMessageLike } from '../context/inline-chart';
 import type { RouterClient, SlotEvidence, Usage } from '../llm/types';
 import type { Catalog } from '../profiles/catalog';
+import type { SourceRegistry } from '../context/registry';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 
 /** `context` extension of the chat request (§2.1). */
@@ -101,6 +102,7 @@ export interface EngineDeps {
   config: Config;
   router: RouterClient;
   catalog: Catalog;
+  sources: SourceRegistry;
 }
 
 /** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */

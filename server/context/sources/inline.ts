@@ -1,0 +1,22 @@
+/** The inline source: the chart the client put in the messages (§5.3, decision 20). */
+import { contextError } from '../../errors';
+import { extractChart, parseChart } from '../inline-chart';
+import type { ContextSource } from '../source';
+import { emptyLedger } from '../types';
+
+export function inlineSource(opts: { maxChartRecords: number }): ContextSource {
+  return {
+    name: 'inline',
+    priority: 10,
+    supportsPatient: false,
+    async fetch(req) {
+      const chart = extractChart(req.messages);
+      if (chart.chartMessageIndices.length === 0) {
+        if (req.explicit) throw contextError('context_source_unavailable', 503, 'inline', 'The inline source was requested but the messages hold no chart.');
+        // Nothing asked for and nothing found: proceed with an empty ledger (§2.1).
+        return emptyLedger();
+      }
+      return parseChart(chart.chartText, { maxRecords: opts.maxChartRecords });
+    },
+  };
+}
