@@ -8,6 +8,7 @@ import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
+import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
 import { buildOpenApi } from './http/openapi';
 import { chatCompletionsHandler } from './http/routes/chat-completions';
@@ -68,7 +69,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId, cors, accessLog(deps.logger));
+  app.use(requestId, cors, accessLog(deps.logger), apiKeyAuth(deps.config.apiKeyHashes));
   app.use(express.json({ limit: deps.config.maxBodyBytes, type: () => true, strict: true }));
   app.use(bodyErrors);
   const startedAt = performance.now();
