@@ -45,6 +45,9 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     usage: zeroUsage(),
     slots: { acquisitions: 0, releases: 0, active: 0 },
     steps: [],
+    tokens: null,
+    budgets: [],
+    context: null,
   };
 }
 

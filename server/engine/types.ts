@@ -5,6 +5,8 @@ import type { ChatMessageLike } from '../context/inline-chart';
 import type { RouterClient, SlotEvidence, Usage } from '../llm/types';
 import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
+import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
+import type { BudgetMeasurement } from './budget';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 
 /** `context` extension of the chat request (§2.1). */
@@ -91,6 +93,12 @@ export interface TurnState {
   usage: Usage;
   slots: SlotEvidence;
   steps: TraceStep[];
+  /** Request-scoped exact counter (exact-budget profiles only). */
+  tokens: TokenCounter | null;
+  /** Every guarded model call's measurement (§5.7). */
+  budgets: BudgetMeasurement[];
+  /** The context summary (`context_view.v1`) once the context stage ran. */
+  context: Record<string, unknown> | null;
 }
 
 export interface EngineEvent {
@@ -103,6 +111,8 @@ export interface EngineDeps {
   router: RouterClient;
   catalog: Catalog;
   sources: SourceRegistry;
+  /** Optional local exact tokenizer (a configured tokenizer.json). */
+  localTokenizer?: LocalTokenizer | null;
 }
 
 /** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */

@@ -12,12 +12,14 @@ function patientSource(records: EvidenceRecord[]): ContextSource & { seen: unkno
   return { name: 'querystore', priority: 50, supportsPatient: true, seen, fetch: async (req) => (seen.push(req), ledgerOf(records)) };
 }
 
-const base = { messages: [{ role: 'user', content: 'What is the weight?' }], patient: null, context: null, supplementalSources: [], question: 'What is the weight?', hasInlineChart: false };
+import type { LedgerRequest } from '../../../server/context/registry';
+
+const base: LedgerRequest = { messages: [{ role: 'user', content: 'What is the weight?' }], patient: null, context: null, supplementalSources: [], question: 'What is the weight?', hasInlineChart: false };
 
 describe('SourceRegistry.selectPrimary (§5.2)', () => {
   const inlineOnly = new SourceRegistry([inlineSource({ maxChartRecords: 100 })]);
   const withPatient = new SourceRegistry([inlineSource({ maxChartRecords: 100 }), patientSource([])]);
-  test.each<[string, SourceRegistry, Partial<typeof base> & { context?: unknown; patient?: string | null }, { primary?: string[]; explicit?: boolean; error?: [string, string] }]>([
+  test.each<[string, SourceRegistry, Partial<LedgerRequest>, { primary?: string[]; explicit?: boolean; error?: [string, string] }]>([
     ['nothing asked: inline, implicit', inlineOnly, {}, { primary: ['inline'], explicit: false }],
     ['context.sources list', withPatient, { context: { sources: ['querystore', 'inline'] } }, { primary: ['querystore', 'inline'], explicit: true }],
     ['context.sources string', inlineOnly, { context: { sources: 'inline' } }, { primary: ['inline'], explicit: true }],
