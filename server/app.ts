@@ -7,6 +7,7 @@ import type { Logger } from './logger';
 import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
+import type { LocalTokenizer } from './llm/tokens';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -20,6 +21,7 @@ export interface AppDeps {
   catalog: Catalog;
   router: RouterClient;
   sources: SourceRegistry;
+  localTokenizer?: LocalTokenizer | null;
   logger: Logger;
   version?: string;
 }
@@ -77,7 +79,7 @@ export function createApp(deps: AppDeps): express.Express {
   const router = express.Router();
   mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -4,6 +4,7 @@
  * `SETTINGS` is the single list of settings: env.recommended and the README document each one
  * (a test keeps them in step).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
@@ -33,6 +34,9 @@ export interface Config {
   buildRevision: string;
   profilesPath: string;
   promptsDir: string;
+  /** Optional local tokenizer.json for exact record counts without a router round trip. */
+  tokenizerJson: string | null;
+  tokenizerModels: string[];
   synthRepeatPenalty: number;
   synthDryMultiplier: number;
   drainSeconds: number;
@@ -77,6 +81,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'HUB_BUILD_REVISION', default: 'unknown', description: '40-hex Git commit of the build, recorded in traces; missing means unknown.' },
   { name: 'HUB_PROFILES_PATH', default: 'profiles/levels.yaml', description: 'Profile catalogue file.' },
   { name: 'HUB_PROMPTS_DIR', default: 'prompts', description: 'Directory of stage prompt files (<stem>.txt).' },
+  { name: 'HUB_TOKENIZER_JSON', default: '(unset)', description: 'Path of a tokenizer.json for exact local counting of record costs (chat prompts are still counted by the router).' },
+  { name: 'HUB_TOKENIZER_MODELS', default: '(unset: every model)', description: 'Comma-separated router model ids HUB_TOKENIZER_JSON is exact for.' },
   { name: 'SYNTH_REPEAT_PENALTY', default: '1.15', description: 'Writer repeat penalty when the profile sets none.' },
   { name: 'SYNTH_DRY_MULTIPLIER', default: '0', description: 'Writer DRY multiplier when the profile sets none.' },
   { name: 'HUB_DRAIN_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests may finish before they are settled and closed.' },
@@ -166,6 +172,14 @@ function buildRevision(env: Env): string {
   return v.toLowerCase();
 }
 
+function tokenizerJson(env: Env, root: string): string | null {
+  const v = raw(env, 'HUB_TOKENIZER_JSON');
+  if (v === undefined) return null;
+  const file = path.resolve(root, v);
+  if (!fs.existsSync(file)) throw new ConfigError('HUB_TOKENIZER_JSON', `no such file '${file}'`);
+  return file;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env, root: string = process.cwd()): Config {
   const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -195,6 +209,8 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     buildRevision: buildRevision(env),
     profilesPath: path.resolve(root, raw(env, 'HUB_PROFILES_PATH') ?? 'profiles/levels.yaml'),
     promptsDir: path.resolve(root, raw(env, 'HUB_PROMPTS_DIR') ?? 'prompts'),
+    tokenizerJson: tokenizerJson(env, root),
+    tokenizerModels: (raw(env, 'HUB_TOKENIZER_MODELS') ?? '').split(',').map((m) => m.trim()).filter(Boolean),
     synthRepeatPenalty: num(env, 'SYNTH_REPEAT_PENALTY', 1.15, { min: 0 }),
     synthDryMultiplier: num(env, 'SYNTH_DRY_MULTIPLIER', 0, { min: 0 }),
     drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),

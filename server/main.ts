@@ -7,6 +7,7 @@ import { createRouterClient } from './llm/router-client';
 import { loadCatalog } from './profiles/catalog';
 import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
+import { loadLocalTokenizer } from './llm/tokens';
 import { ProfileConfigError } from './profiles/compiler';
 
 export interface RunningHub {
@@ -30,7 +31,8 @@ export async function startHub(config: Config): Promise<RunningHub> {
   });
   // Only the inline source exists so far; QueryStore and the knowledge base register here later.
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords })]);
-  const app = createApp({ config, catalog, router, sources, logger });
+  const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
+  const app = createApp({ config, catalog, router, sources, localTokenizer, logger });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
