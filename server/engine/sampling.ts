@@ -13,6 +13,8 @@ export function writerSampling(profile: Profile, request: ChatCompletionRequest,
     dry_multiplier: knobs.dry ?? config.synthDryMultiplier,
   };
   const requested = typeof request.max_tokens === 'number' && request.max_tokens > 0 ? request.max_tokens : undefined;
-  out.max_tokens = requested ?? knobs.max_tokens ?? config.llmMaxTokens;
+  // Exact-budget profiles default to their reserved output (the budget guard caps it there, §5.7).
+  const fallback = profile.context.exactTokenizer ? profile.context.reservedOutputTokens : config.llmMaxTokens;
+  out.max_tokens = requested ?? knobs.max_tokens ?? fallback;
   return out;
 }

@@ -1,6 +1,6 @@
-/** `context` stage: build the evidence ledger from the request's sources and the shared context message. */
-import { extractChart, renderLedger } from '../../context/inline-chart';
-import { buildContextMessage } from '../../context/layout';
+/** `context` stage: build the evidence ledger from the request's sources, then the Answer's context view. */
+import { extractChart } from '../../context/inline-chart';
+import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import type { Stage } from '../types';
 
 export const contextStage: Stage = {
@@ -18,6 +18,7 @@ export const contextStage: Stage = {
       hasInlineChart: chart.chartMessageIndices.length > 0,
       signal: turn.signal,
     });
+    const fetched = performance.now();
     turn.ledger = ledger;
     turn.question = chart.question;
     const chartIdx = new Set(chart.chartMessageIndices);
@@ -25,7 +26,14 @@ export const contextStage: Stage = {
     turn.conversation = request.messages.filter(
       (m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant'),
     );
-    turn.contextMessage = buildContextMessage({ chart: renderLedger(ledger) });
-    turn.steps.push({ role: 'context', sources: ledger.sources, ledger_records: ledger.records.length, duration_ms: performance.now() - started });
+    if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
+    else wholeChartContext(turn, ledger);
+    turn.steps.push({
+      role: 'context_preparation_timing',
+      source_fetch_ms: fetched - started,
+      total_ms: performance.now() - started,
+      sources: ledger.sources,
+      ledger_records: ledger.records.length,
+    });
   },
 };

@@ -1,0 +1,190 @@
+/**
+ * Question/record relevance for the deterministic selector (§5.9 "Tokenisation of text for
+ * relevance"). Pure functions: the same text always yields the same terms, so selection is
+ * reproducible and unit-testable with tables of cases.
+ *
+ * Two signals come out of it:
+ * - `exact`: an exact term of the question (an id-like token, an ISO date, an explicit-id phrase
+ *   or a quoted phrase) occurs as a contiguous token sequence in the record. Matching on whole
+ *   tokens is what keeps `id: 123` from matching `1234` and `"ankle"` from matching `ankles`.
+ * - `overlap`: how many normalized question terms the record shares. Stop words, bare numbers and
+ *   time windows never count, so "the last 6 months" relates to nothing by itself.
+ */
+import type { EvidenceRecord } from './types';
+
+/** One token: alphanumerics joined by single `-_.:/` separators (`CIEL:12345`, `2.5y`, `E11.9`). */
+const TOKEN = /[A-Za-z0-9]+(?:[-_.:/][A-Za-z0-9]+)*/g;
+const SEPARATORS = /[-_.:/]/g;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** `6mo`, `12-months`, `2.5y`, `3wks`, `48h`: a time window, never an id or evidence. */
+const TIME_WINDOW = /^\d+(?:\.\d+)?[-_]?(?:h|hrs?|hours?|d|days?|w|wks?|weeks?|m|mos?|mons?|months?|y|yrs?|years?)$/;
+/** Labelled identifiers: the label and the value form one exact phrase (`order number: 12345`). */
+const EXPLICIT_ID = /\b(?:concept id|record id|order id|order number|identifier|uuid|code|id)\s*[:#]\s*[A-Za-z0-9]+(?:[-_.:/][A-Za-z0-9]+)*/gi;
+const QUOTED = /"([^"]+)"|“([^”]+)”/g;
+
+/**
+ * Words that say nothing about which evidence is relevant: function words, question words, and
+ * chart vocabulary every question uses (`patient`, `record`, `latest`, time units).
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against ago all also am an and any anything are as at be been before being below between both but by ' +
+    'can chart code codes could current currently d day days did do does doing done during each ever every few find for from ' +
+    'further get give given had has have having he her here hers him his how i if in into is it its just know last latest ' +
+    'list ll m many may me mo month months more mos most much my need no nor not now of off on once only or other our out ' +
+    'over own past patient patients please provide re record records s same she should show since so some such summarise ' +
+    'summarize summary t tell than thank thanks that the their them then there these they this those through to too under ' +
+    'until up us ve very was we week weeks were what when where which while who whom why will with wk wks would year years ' +
+    'you your yr yrs'
+  ).split(' '),
+);
+
+/** Synonyms folded onto one term so a question and a record that name the same thing overlap. */
+const ALIASES: Readonly<Record<string, string>> = {
+  allergies: 'allergy', allergic: 'allergy',
+  visit: 'encounter', visits: 'encounter', appointment: 'encounter', appointments: 'encounter', encounters: 'encounter',
+  medications: 'medication', medicine: 'medication', medicines: 'medication', drug: 'medication', drugs: 'medication',
+  prescription: 'medication', prescriptions: 'medication', regimen: 'medication', regimens: 'medication', drugorder: 'medication',
+  condition: 'diagnosis', conditions: 'diagnosis', problem: 'diagnosis', problems: 'diagnosis', diagnoses: 'diagnosis',
+  labs: 'lab', laboratory: 'lab',
+  results: 'result',
+  vaccine: 'immunization', vaccines: 'immunization', vaccination: 'immunization', vaccinations: 'immunization', immunizations: 'immunization',
+  born: 'age', birth: 'age', dob: 'age', old: 'age',
+  guideline: 'guidance', guidelines: 'guidance',
+  tuberculosis: 'tb',
+  art: 'antiretroviral',
+  weights: 'weight',
+  orders: 'order', ordered: 'order',
+  tests: 'test',
+  therapies: 'therapy',
+};
+
+/** Lower-cased tokens of `text`, in order. */
+export function tokenize(text: string): string[] {
+  return (text.match(TOKEN) ?? []).map((t) => t.toLowerCase());
+}
+
+/** Digits once separators are removed: `2006-05-18`, `12:30`, `2.5`. */
+export function isNumericLike(token: string): boolean {
+  return /^\d+$/.test(token.replace(SEPARATORS, ''));
+}
+
+export function isTimeWindow(token: string): boolean {
+  return TIME_WINDOW.test(token.toLowerCase());
+}
+
+function alias(term: string): string {
+  if (term.startsWith('recommend')) return 'guidance';
+  return ALIASES[term] ?? term;
+}
+
+/** A lower-cased token as a normalized term, or null when it carries no relevance. */
+export function normalizeTerm(token: string): string | null {
+  if (STOP_WORDS.has(token) || isNumericLike(token) || isTimeWindow(token)) return null;
+  return alias(token);
+}
+
+/** Normalized terms of `text` (stop words, numbers and time windows removed, aliases applied). */
+export function normalizedTerms(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const token of tokenize(text)) {
+    const term = normalizeTerm(token);
+    if (term !== null) terms.add(term);
+  }
+  return terms;
+}
+
+/**
+ * Acronyms (`WHO`, `ART`, `US`): all upper-case tokens of two or more characters with a letter.
+ * They bypass the stop list because the upper case marks them as names, not function words.
+ */
+export function acronymTerms(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const raw of text.match(TOKEN) ?? []) {
+    if (raw.length < 2 || raw !== raw.toUpperCase() || !/[A-Z]/.test(raw) || isTimeWindow(raw)) continue;
+    terms.add(alias(raw.toLowerCase()));
+  }
+  return terms;
+}
+
+/** Every term `text` contributes to overlap: normalized terms and acronyms. */
+export function relevanceTerms(text: string): Set<string> {
+  const terms = normalizedTerms(text);
+  for (const a of acronymTerms(text)) terms.add(a);
+  return terms;
+}
+
+function isExactToken(token: string): boolean {
+  if (!/[-_:/]/.test(token) || isTimeWindow(token)) return false;
+  return /[a-z]/.test(token) || ISO_DATE.test(token);
+}
+
+/**
+ * Exact terms of a question as token sequences: id-like tokens and ISO dates, explicit-id phrases
+ * (the whole labelled phrase) and quoted phrases. Deduplicated, in order of discovery.
+ */
+export function exactTerms(question: string): string[][] {
+  const found: string[][] = [];
+  const seen = new Set<string>();
+  const add = (seq: string[]) => {
+    const key = seq.join(' ');
+    if (seq.length === 0 || seen.has(key)) return;
+    seen.add(key);
+    found.push(seq);
+  };
+  for (const token of tokenize(question)) if (isExactToken(token)) add([token]);
+  for (const m of question.matchAll(EXPLICIT_ID)) add(tokenize(m[0].toLowerCase()));
+  for (const m of question.matchAll(QUOTED)) add(tokenize(m[1] ?? m[2] ?? ''));
+  return found;
+}
+
+/** True when `seq` occurs contiguously in `tokens`. */
+export function containsSequence(tokens: readonly string[], seq: readonly string[]): boolean {
+  if (seq.length === 0 || seq.length > tokens.length) return false;
+  outer: for (let i = 0; i + seq.length <= tokens.length; i++) {
+    for (let j = 0; j < seq.length; j++) if (tokens[i + j] !== seq[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+export interface QuestionRelevance {
+  terms: Set<string>;
+  exact: string[][];
+}
+
+export function analyzeQuestion(question: string): QuestionRelevance {
+  return { terms: relevanceTerms(question), exact: exactTerms(question) };
+}
+
+/**
+ * The text a record is judged by: resource type, title and text (§5.9). Knowledge references also
+ * contribute their authority, so a question naming an authority selects its guidance.
+ */
+export function recordRelevanceText(record: EvidenceRecord): string {
+  const parts = [record.resourceType];
+  const title = record.metadata.title;
+  if (typeof title === 'string') parts.push(title);
+  parts.push(record.text);
+  const authority = record.metadata.authority;
+  if (record.resourceType === 'KnowledgeReference' && typeof authority === 'string') parts.push(authority);
+  return parts.join('\n');
+}
+
+export interface RecordRelevance {
+  exact: boolean;
+  overlap: number;
+}
+
+/** Relevance of one record's text to an analysed question. */
+export function scoreText(question: QuestionRelevance, text: string): RecordRelevance {
+  const tokens = tokenize(text);
+  const exact = question.exact.some((seq) => containsSequence(tokens, seq));
+  let overlap = 0;
+  for (const term of relevanceTerms(text)) if (question.terms.has(term)) overlap++;
+  return { exact, overlap };
+}
+
+export function scoreRecord(question: QuestionRelevance, record: EvidenceRecord): RecordRelevance {
+  return scoreText(question, recordRelevanceText(record));
+}
