@@ -1,4 +1,5 @@
 /** `npm run bench`: runs every benchmark in sequence; each prints a ratio against a baseline from the same run. */
+import { formatContextSelection, runContextSelectionBench } from './context-selection';
 import { benchLegOverhead } from './leg-overhead';
 
 async function main(): Promise<void> {
@@ -6,6 +7,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `leg overhead: hub p50 ${r.hub_p50_ms.toFixed(3)} ms vs router ${r.direct_p50_ms.toFixed(3)} ms → added p50 ${r.added_p50_ms.toFixed(3)} ms, p99 ${r.added_p99_ms.toFixed(3)} ms (ratio ${r.ratio_p50.toFixed(2)}x)\n`,
   );
+  for (const row of await runContextSelectionBench()) process.stdout.write(`${formatContextSelection(row)}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -178,11 +178,22 @@ export interface RecordRelevance {
 
 /** Relevance of one record's text to an analysed question. */
 export function scoreText(question: QuestionRelevance, text: string): RecordRelevance {
-  const tokens = tokenize(text);
-  const exact = question.exact.some((seq) => containsSequence(tokens, seq));
-  let overlap = 0;
-  for (const term of relevanceTerms(text)) if (question.terms.has(term)) overlap++;
-  return { exact, overlap };
+  // One pass over the raw tokens: only terms the question has are tracked, so a long chart costs
+  // one regex scan per record (the selector scores every record of the ledger on every turn).
+  const tokens: string[] = [];
+  const matched = new Set<string>();
+  for (const raw of text.match(TOKEN) ?? []) {
+    const lower = raw.toLowerCase();
+    tokens.push(lower);
+    const term = normalizeTerm(lower);
+    if (term !== null && question.terms.has(term)) matched.add(term);
+    if (raw.length >= 2 && raw !== lower && raw === raw.toUpperCase() && !isTimeWindow(raw)) {
+      const acronym = alias(lower);
+      if (question.terms.has(acronym)) matched.add(acronym);
+    }
+  }
+  const exact = question.exact.length > 0 && question.exact.some((seq) => containsSequence(tokens, seq));
+  return { exact, overlap: matched.size };
 }
 
 export function scoreRecord(question: QuestionRelevance, record: EvidenceRecord): RecordRelevance {

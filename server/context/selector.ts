@@ -80,8 +80,11 @@ function isKnowledgeReference(record: EvidenceRecord): boolean {
 
 /** `clinicalDate ?? date` as a YYYYMMDD integer; 0 when undated (sorts last). */
 export function recency(record: EvidenceRecord): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(record.clinicalDate ?? record.date ?? '');
-  return m ? Number(m[1] + m[2] + m[3]) : 0;
+  const d = record.clinicalDate ?? record.date ?? '';
+  // Sort comparators call this O(n log n) times: read the digits without a regex or allocation.
+  if (d.length < 10 || d[4] !== '-' || d[7] !== '-') return 0;
+  const n = Number(d.slice(0, 4)) * 10000 + Number(d.slice(5, 7)) * 100 + Number(d.slice(8, 10));
+  return Number.isFinite(n) ? n : 0;
 }
 
 export function isActiveCondition(record: EvidenceRecord): boolean {
@@ -96,21 +99,15 @@ function compareIds(a: string, b: string): number {
 }
 
 function byRelevance(scores: Map<Entry, number>) {
+  const recencyOf = new Map<Entry, number>();
+  const rec = (e: Entry) => recencyOf.get(e) ?? recencyOf.set(e, recency(e.record)).get(e)!;
   return (a: Entry, b: Entry): number =>
     (scores.get(b) ?? 0) - (scores.get(a) ?? 0) ||
-    recency(b.record) - recency(a.record) ||
+    rec(b) - rec(a) ||
     b.record.sourcePriority - a.record.sourcePriority ||
     compareIds(a.record.stableId, b.record.stableId);
 }
 
-function byCore(a: Entry, b: Entry): number {
-  return (
-    Number(isActiveCondition(b.record)) - Number(isActiveCondition(a.record)) ||
-    recency(b.record) - recency(a.record) ||
-    b.record.sourcePriority - a.record.sourcePriority ||
-    compareIds(a.record.stableId, b.record.stableId)
-  );
-}
 
 /** Tiers 1–5 of one record; `zero_relevance` until the recent core claims it. */
 function localTier(record: EvidenceRecord, score: RecordRelevance | null): string {
@@ -159,10 +156,21 @@ export function rankRecords(ledger: EvidenceLedger, question: string, recentCore
 }
 
 function recentCore(rest: Entry[], limit: number): Entry[] {
-  const candidates = rest.filter((e) => !isKnowledgeReference(e.record) && (e.record.clinicalDate ?? e.record.date));
-  const core = candidates.sort(byCore).slice(0, Math.max(0, limit));
-  for (const e of core) e.reason = isActiveCondition(e.record) ? 'active_condition' : 'recent_core';
-  return core;
+  // Sort keys are computed once per record (decorate-sort): thousands of records are compared
+  // O(n log n) times and the active-condition test runs regexes over the text.
+  const keyed = rest
+    .filter((e) => !isKnowledgeReference(e.record) && (e.record.clinicalDate ?? e.record.date))
+    .map((e) => ({ e, active: isActiveCondition(e.record), recency: recency(e.record) }));
+  keyed.sort(
+    (a, b) =>
+      Number(b.active) - Number(a.active) ||
+      b.recency - a.recency ||
+      b.e.record.sourcePriority - a.e.record.sourcePriority ||
+      compareIds(a.e.record.stableId, b.e.record.stableId),
+  );
+  const core = keyed.slice(0, Math.max(0, limit));
+  for (const k of core) k.e.reason = k.active ? 'active_condition' : 'recent_core';
+  return core.map((k) => k.e);
 }
 
 // ---------------------------------------------------------------------------------------------
