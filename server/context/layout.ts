@@ -35,3 +35,24 @@ export function stageMessages(contextMessage: string, stage: StageInstructions):
   const tail = `${stage.instructions.trim()}\n\n${historyText(stage.history)}=== QUESTION ===\n${stage.question.trim()}`;
   return [{ role: 'user', content: `${contextMessage}\n\n${tail}` }];
 }
+
+/** Length of the common leading text of two prompts (the part a prompt cache can reuse). */
+export function commonPrefix(a: string, b: string): string {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return a.slice(0, i);
+}
+
+/**
+ * How many of a later stage's prompt tokens are a prefix shared with the Answer prompt (decision 8),
+ * counted exactly with the given counter on the shared text. Reported per stage in the trace.
+ */
+export async function prefixShare(
+  answerPrompt: string,
+  stagePrompt: string,
+  count: (text: string) => Promise<number>,
+): Promise<{ prompt_tokens: number; shared_prefix_tokens: number; ratio: number }> {
+  const [total, shared] = await Promise.all([count(stagePrompt), count(commonPrefix(answerPrompt, stagePrompt))]);
+  return { prompt_tokens: total, shared_prefix_tokens: shared, ratio: total > 0 ? shared / total : 0 };
+}
