@@ -1,8 +1,8 @@
 /** Exact token counting against the fake llama.cpp router over loopback, through the real router client. */
+import { failure, fakeRouterTokenizerJson } from '../support/token-helpers';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HubError } from '../../server/errors';
 import { createRouterClient } from '../../server/llm/router-client';
 import { createTokenCounter, loadLocalTokenizer } from '../../server/llm/tokens';
 import type { ChatMessage, RouterClient } from '../../server/llm/types';
@@ -31,11 +31,6 @@ async function start(opts: ConstructorParameters<typeof FakeRouter>[0]): Promise
 
 const paths = (fake: FakeRouter) => fake.requests.map((r) => r.path);
 
-async function failure(p: Promise<unknown>): Promise<HubError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HubError);
-  return err as HubError;
-}
 
 describe('chat counts', () => {
   test('input_tokens and apply-template + tokenize give the same count for the same messages', async () => {
@@ -160,20 +155,6 @@ describe('failures are tokenization_unavailable, never estimates', () => {
   });
 });
 
-/**
- * Parity of a local tokenizer.json with the router. The tokenizer.json reproduces the fake router's
- * PIECE_RE pieces with a Split pre-tokenizer and maps each pre-token to ONE WordPiece token ([UNK] for
- * unknown words). `\s` is spelled out as JavaScript's set: tokenizers.js reads it as \p{White_Space}.
- * (Kept in step with the copy in test/unit/llm/tokens.test.ts.)
- */
-function fakeRouterTokenizerJson(): object {
-  const ws = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
-  return {
-    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, post_processor: null, decoder: null,
-    pre_tokenizer: { type: 'Split', pattern: { Regex: `[${ws}]*[A-Za-z0-9]+|[${ws}]*[^${ws}A-Za-z0-9]|[${ws}]+` }, behavior: 'Isolated', invert: false },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 1e9, vocab: { '[UNK]': 0 } },
-  };
-}
 
 const PARITY_TEXTS = [
   'x', 'Hello world!', '  leading and trailing  ', 'tab\tnew\nline\r\nend', '[1] (2026-01-01) Medication: lisinopril 10 mg',

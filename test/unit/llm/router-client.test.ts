@@ -278,12 +278,7 @@ describe('chatStream', () => {
   });
 
   it('an abort mid-stream surfaces as AbortError, frees the slot and closes the router socket', async () => {
-    let socketClosed: Promise<void> = Promise.resolve();
-    const r = await startRouter((_q, res) => {
-      socketClosed = closed(res);
-      sseHead(res);
-      res.write(chunk({ content: 'first' }));
-    });
+    const { r, socketClosed } = await routerStuckAfterFirstChunk();
     const c = client(r.url, { idleTimeoutMs: 0 });
     const ac = new AbortController();
     const slots: SlotEvidence = { acquisitions: 0, releases: 0, active: 0 };
@@ -297,24 +292,19 @@ describe('chatStream', () => {
     expect(got).toEqual([{ kind: 'delta', content: 'first' }]);
     expect(err).toMatchObject({ name: 'AbortError' });
     expect(err).not.toBeInstanceOf(HubError);
-    await within(socketClosed, 500);
+    await within(socketClosed(), 500);
     expect(c.slotState().inFlight).toBe(0);
     expect(slots).toEqual({ acquisitions: 1, releases: 1, active: 0 });
   });
 
   it('breaking out of the iterator aborts the router request and frees the slot', async () => {
-    let socketClosed: Promise<void> = Promise.resolve();
-    const r = await startRouter((_q, res) => {
-      socketClosed = closed(res);
-      sseHead(res);
-      res.write(chunk({ content: 'first' }));
-    });
+    const { r, socketClosed } = await routerStuckAfterFirstChunk();
     const c = client(r.url, { idleTimeoutMs: 0 });
     for await (const p of c.chatStream(REQ)) {
       expect(p.kind).toBe('delta');
       break;
     }
-    await within(socketClosed, 500);
+    await within(socketClosed(), 500);
     expect(c.slotState().inFlight).toBe(0);
   });
 
@@ -427,3 +417,14 @@ describe('token counting', () => {
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
+
+/** A streaming router that sends one content chunk and then stalls; reports when its socket closes. */
+async function routerStuckAfterFirstChunk() {
+  let closedPromise: Promise<void> = Promise.resolve();
+  const r = await startRouter((_q, res) => {
+    closedPromise = closed(res);
+    sseHead(res);
+    res.write(chunk({ content: 'first' }));
+  });
+  return { r, socketClosed: () => closedPromise };
+}

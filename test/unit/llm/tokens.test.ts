@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { failure, fakeRouterTokenizerJson } from '../../support/token-helpers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -43,11 +44,6 @@ function stubRouter(opts: StubOptions = {}) {
 const MODEL = 'gemma-4-12b';
 const msgs = (q: string): ChatMessage[] => [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: q }];
 
-async function failure(p: Promise<unknown>): Promise<HubError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HubError);
-  return err as HubError;
-}
 
 // ------------------------------------------------------------------ countChat
 
@@ -285,21 +281,6 @@ describe('countRecords', () => {
 
 // ------------------------------------------------------------------ local tokenizer.json
 
-/**
- * A tokenizer.json whose Split pre-tokenizer reproduces the fake router's PIECE_RE
- * (`\s*[A-Za-z0-9]+|\s*[^\sA-Za-z0-9]|\s+`) and whose WordPiece model maps every pre-token to ONE token
- * (known words to their id, anything else to [UNK]: WordPiece never splits an unknown word further).
- * `\s` is spelled out as JavaScript's whitespace set: tokenizers.js reads `\s` as Oniguruma's
- * \p{White_Space}, which differs from the fake router's JS regex on U+0085 and U+FEFF.
- */
-function fakeRouterTokenizerJson(): object {
-  const ws = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
-  return {
-    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null, post_processor: null, decoder: null,
-    pre_tokenizer: { type: 'Split', pattern: { Regex: `[${ws}]*[A-Za-z0-9]+|[${ws}]*[^${ws}A-Za-z0-9]|[${ws}]+` }, behavior: 'Isolated', invert: false },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 1e9, vocab: { '[UNK]': 0, Hello: 1, ' world': 2 } },
-  };
-}
 
 const PARITY_TEXTS = [
   '', 'x', 'Hello world!', '  leading and trailing  ', 'tab\tnew\nline\r\nend',
@@ -312,12 +293,12 @@ describe('local tokenizer.json (@huggingface/tokenizers)', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'mah-tok-'));
-    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(fakeRouterTokenizerJson()));
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(fakeRouterTokenizerJson({ '[UNK]': 0, Hello: 1, ' world': 2 })));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('its pre-tokens are exactly the fake router pieces, so counts are equal', () => {
-    const tokenizer = new Tokenizer(fakeRouterTokenizerJson(), {});
+    const tokenizer = new Tokenizer(fakeRouterTokenizerJson({ '[UNK]': 0, Hello: 1, ' world': 2 }), {});
     const local = loadLocalTokenizer(join(dir, 'tokenizer.json'));
     for (const text of PARITY_TEXTS) {
       expect(tokenizer.pre_tokenizer?.pre_tokenize(text) ?? []).toEqual(fakeTokenize(text));
