@@ -147,6 +147,10 @@ class LlamaRouterClient implements RouterClient {
     return json.prompt;
   }
 
+  hasInputTokens(): boolean {
+    return !this.inputTokensAbsent;
+  }
+
   async inputTokens(req: ChatRequest, opts: CallOptions = {}): Promise<number | null> {
     if (this.inputTokensAbsent) return null;
     const body = chatBody(req, false);

@@ -52,12 +52,6 @@ export const CHAT_COUNT_CACHE_SIZE = 32;
 const ROUTER_SOURCE = 'llama-router';
 const LOCAL_SOURCE = 'local-tokenizer';
 
-/**
- * Router clients known to lack `/v1/chat/completions/input_tokens`. The client itself remembers its 404
- * and answers null without a request; mirroring that here keeps `http_requests` honest and spares the call.
- * A WeakSet: it holds no client alive and carries no request state.
- */
-const templateOnlyRouters = new WeakSet<RouterClient>();
 
 export function createTokenCounter(deps: TokenCounterDeps, opts: { signal?: AbortSignal } = {}): TokenCounter {
   return new RequestTokenCounter(deps.router, deps.local ?? null, opts.signal);
@@ -138,13 +132,13 @@ class RequestTokenCounter implements TokenCounter {
       this.mode = 'local';
       return n;
     }
-    if (!templateOnlyRouters.has(this.router)) {
+    // The router client remembers a 404 for the process; asking it first spares (and honestly counts) the call.
+    if (this.router.hasInputTokens()) {
       const n = await this.routerCall(() => this.router.inputTokens(inputTokensBody(req), { signal: this.signal }));
       if (n !== null) {
         this.mode = 'input_tokens';
         return n;
       }
-      templateOnlyRouters.add(this.router);
     }
     const prompt = await this.routerCall(() =>
       this.router.applyTemplate({ model: req.model, messages: req.messages, tools: req.tools, tool_choice: req.tool_choice }, { signal: this.signal }),

@@ -77,6 +77,8 @@ export interface RouterClient {
   applyTemplate(body: { model: string; messages: ChatMessage[]; tools?: unknown; tool_choice?: unknown }, opts?: CallOptions): Promise<string>;
   /** `POST /v1/chat/completions/input_tokens` when the router has it; null when it does not (404, remembered per process). */
   inputTokens(req: ChatRequest, opts?: CallOptions): Promise<number | null>;
+  /** false once the router answered 404 for input_tokens (then inputTokens returns null without a request). */
+  hasInputTokens(): boolean;
   /** Slot semaphore state, for metrics and tests. */
   slotState(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
   close(): Promise<void>;

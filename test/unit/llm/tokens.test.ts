@@ -14,7 +14,7 @@ import { fakeApplyTemplate, fakeTokenize } from '../../support/fake-router';
 type TokenizeBody = Parameters<RouterClient['tokenize']>[0];
 
 interface StubOptions {
-  inputTokens?: (req: { messages: ChatMessage[] }) => Promise<number | null>;
+  inputTokens?: (req: { messages: ChatMessage[] }, opts?: { signal?: AbortSignal }) => Promise<number | null>;
   applyTemplate?: (body: { messages: ChatMessage[] }) => Promise<string>;
   tokenize?: (body: TokenizeBody) => Promise<TokenizeResult>;
 }
@@ -28,7 +28,14 @@ async function fakeTokenizeResult(body: TokenizeBody): Promise<TokenizeResult> {
 }
 
 function stubRouter(opts: StubOptions = {}) {
-  const inputTokens = jest.fn(opts.inputTokens ?? (async (req) => fakeTokenize(fakeApplyTemplate(req.messages)).length));
+  // Like the real client: a null (404) answer is remembered and reported by hasInputTokens().
+  let absent = false;
+  const answer = opts.inputTokens ?? (async (req: { messages: ChatMessage[] }) => fakeTokenize(fakeApplyTemplate(req.messages)).length);
+  const inputTokens = jest.fn(async (req: { messages: ChatMessage[] }, o?: { signal?: AbortSignal }) => {
+    const n = await answer(req, o);
+    if (n === null) absent = true;
+    return n;
+  });
   const applyTemplate = jest.fn(opts.applyTemplate ?? (async (body) => fakeApplyTemplate(body.messages)));
   const tokenize = jest.fn(opts.tokenize ?? fakeTokenizeResult);
   const unused = () => {
@@ -36,7 +43,7 @@ function stubRouter(opts: StubOptions = {}) {
   };
   const router = {
     chat: unused, chatStream: unused, listModels: unused, slotState: unused, close: unused,
-    inputTokens, applyTemplate, tokenize,
+    inputTokens, applyTemplate, tokenize, hasInputTokens: () => !absent,
   } as unknown as RouterClient;
   return { router, inputTokens, applyTemplate, tokenize };
 }
