@@ -10,7 +10,7 @@ import { buildContextMessage, stageMessages } from '../server/context/layout';
 import { selectContext } from '../server/context/selector';
 import { createRouterClient } from '../server/llm/router-client';
 import { createTokenCounter } from '../server/llm/tokens';
-import { FakeRouter } from '../test/support/fake-router';
+import { spawnFakeRouter } from './support/spawn-router';
 
 const ROOT = path.resolve(__dirname, '..');
 const MODEL = 'gemma-4-12b';
@@ -38,8 +38,8 @@ function syntheticChart(n: number): string {
 const request = (chart: string) => ({ model: MODEL, messages: stageMessages(buildContextMessage({ chart }), { instructions: INSTRUCTIONS, history: [], question: QUESTION }) });
 
 export async function benchContextSelection(records = 5000, rounds = 5, inputLimit = 24576 - 4096) {
-  const fake = new FakeRouter({ models: [MODEL] });
-  await fake.start();
+  // The router runs in its own process: its tokenizer work must not be billed to the hub's event loop.
+  const fake = await spawnFakeRouter({ models: [MODEL] });
   const router = createRouterClient({ baseUrl: fake.baseUrl, maxConcurrency: 1, maxQueue: 8, connectTimeoutMs: 5000, idleTimeoutMs: 0, discoveryTimeoutMs: 3000 });
   const ledger = parseChart(syntheticChart(records), { maxRecords: 20000 });
   const whole: number[] = [];

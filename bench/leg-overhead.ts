@@ -1,6 +1,6 @@
 /**
  * Gateway overhead of a low-level Answer leg: the same chat request sent straight to the fake
- * router and through the hub, sequentially (concurrency 1), in one process and one run.
+ * router (its own process) and through the hub (this process), sequentially (concurrency 1), in one run.
  * Prints p50/p99 of both and the hub's added latency; writes bench/results/leg-overhead.json.
  */
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
 import { startHub } from '../server/main';
-import { FakeRouter } from '../test/support/fake-router';
+import { spawnFakeRouter } from './support/spawn-router';
 
 const ROOT = path.resolve(__dirname, '..');
 const CHART = ['Patient records (most recent first):', ...Array.from({ length: 40 }, (_, i) => `[${i + 1}] (2026-0${1 + (i % 9)}-1${i % 10}) Finding — Weight (kg): ${60 + i} kg`)].join('\n');
@@ -32,8 +32,8 @@ async function timeRequests(pool: Pool, pathName: string, body: unknown, n: numb
 }
 
 export async function benchLegOverhead(n = 400): Promise<Record<string, number>> {
-  const router = new FakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
-  await router.start();
+  // The router runs in its own process, so its work is not billed to the hub's event loop.
+  const router = await spawnFakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
   const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: router.baseUrl }, ROOT));
   const direct = new Pool(router.baseUrl, { connections: 1 });
   const viaHub = new Pool(hub.url, { connections: 1 });

@@ -10,6 +10,7 @@
  */
 import { contextError, type HubError } from '../errors';
 import { renderLedger } from './inline-chart';
+import { costRankedRecords, greedy } from './record-costs';
 import { analyzeQuestion, scoreRecord, type RecordRelevance } from './relevance';
 import type { EvidenceLedger, EvidenceRecord, SliceTier } from './types';
 
@@ -252,13 +253,19 @@ export async function selectContext(input: SelectInput): Promise<ContextView> {
     );
   }
 
-  // Step 5: per-record costs for the candidates, one batched call.
-  const costs = new Map<Entry, number>();
-  if (ranked.length > 0) {
-    recordCostCalls++;
-    const measured = await input.recordCosts(ranked.map((e) => renderRecordLine(e.record, e.index)));
-    ranked.forEach((e, i) => costs.set(e, Math.max(1, measured[i] ?? Number.POSITIVE_INFINITY)));
-  }
+  // Step 5: exact per-record costs for the candidates that can fit, batched (record-costs.ts).
+  // Exact tokens per byte of the non-mandatory records: the two exact counts differ only by them.
+  const extraBytes = Buffer.byteLength(eligibleText, 'utf8') - Buffer.byteLength(mandatoryText, 'utf8');
+  const tokensPerByte = extraBytes > 0 ? Math.max(0, eligibleTokens - mandatoryTokens) / extraBytes : 1;
+  const costed = await costRankedRecords({
+    ranked,
+    available: inputLimit - mandatoryTokens,
+    tokensPerByte,
+    render: (e) => renderRecordLine(e.record, e.index),
+    recordCosts: input.recordCosts,
+  });
+  recordCostCalls = costed.calls;
+  const costs = costed.costs;
 
   // Steps 6–7: pack, verify exactly, shrink; mandatory-only when nothing fits.
   const packed = await pack({ ledger, ranked, mandatory, costs, meter, inputLimit, mandatoryTokens });
@@ -303,19 +310,6 @@ async function pack(p: PackInput): Promise<{ chosen: Entry[]; chartText: string;
   return null;
 }
 
-/** Takes ranked records in order whenever their cost fits what is left; an oversized one is skipped. */
-function greedy(ranked: readonly Entry[], costs: ReadonlyMap<Entry, number>, unitBudget: number): { chosen: Entry[]; used: number } {
-  const chosen: Entry[] = [];
-  let used = 0;
-  for (const e of ranked) {
-    const cost = costs.get(e) ?? Number.POSITIVE_INFINITY;
-    if (used + cost <= unitBudget) {
-      chosen.push(e);
-      used += cost;
-    }
-  }
-  return { chosen, used };
-}
 
 interface ViewParts {
   mode: ContextView['mode'];
