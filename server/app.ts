@@ -8,6 +8,7 @@ import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
 import type { LocalTokenizer } from './llm/tokens';
+import type { TraceSink } from './trace/writer';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -22,6 +23,7 @@ export interface AppDeps {
   router: RouterClient;
   sources: SourceRegistry;
   localTokenizer?: LocalTokenizer | null;
+  trace: TraceSink;
   logger: Logger;
   version?: string;
 }
@@ -79,7 +81,7 @@ export function createApp(deps: AppDeps): express.Express {
   const router = express.Router();
   mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, hubRevision: deps.config.buildRevision }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

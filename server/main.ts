@@ -8,11 +8,14 @@ import { loadCatalog } from './profiles/catalog';
 import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
 import { loadLocalTokenizer } from './llm/tokens';
+import { TraceWriter } from './trace/writer';
 import { ProfileConfigError } from './profiles/compiler';
 
 export interface RunningHub {
   server: Server;
   url: string;
+  trace: TraceWriter;
+  traceDir: string;
   close(): Promise<void>;
 }
 
@@ -32,7 +35,9 @@ export async function startHub(config: Config): Promise<RunningHub> {
   // Only the inline source exists so far; QueryStore and the knowledge base register here later.
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords })]);
   const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
-  const app = createApp({ config, catalog, router, sources, localTokenizer, logger });
+  // A failed trace write is counted and logged (never with its content); it never fails a turn.
+  const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'));
+  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, logger });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -48,10 +53,13 @@ export async function startHub(config: Config): Promise<RunningHub> {
   return {
     server,
     url: `http://${host}:${port}`,
+    trace,
+    traceDir: config.traceDir,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
+      await trace.close();
     },
   };
 }
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     // Stop accepting; let in-flight requests finish for up to HUB_DRAIN_SECONDS.
-    hub.server.close(() => process.exit(0));
+    hub.server.close(() => void hub.trace.close().then(() => process.exit(0)));
     setTimeout(() => {
       hub.server.closeAllConnections();
       process.exit(0);

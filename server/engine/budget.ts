@@ -6,6 +6,7 @@
  */
 import { contextError } from '../errors';
 import type { CallOptions, ChatRequest, ChatResult } from '../llm/types';
+import { commonPrefix } from '../context/layout';
 import { addUsage } from './usage';
 import type { EngineDeps, TurnState } from './types';
 
@@ -17,10 +18,10 @@ export interface BudgetMeasurement {
   context_window: number;
 }
 
-/** Applies the guard to a request body (mutating `max_tokens`) and records the measurement. */
-export async function guardCall(turn: TurnState, stage: string, body: ChatRequest): Promise<void> {
+/** Applies the guard to a request body (mutating `max_tokens`) and records the measurement; returns the input tokens. */
+export async function guardCall(turn: TurnState, stage: string, body: ChatRequest): Promise<number | null> {
   const budget = turn.profile.context;
-  if (!budget.exactTokenizer || !turn.tokens) return;
+  if (!budget.exactTokenizer || !turn.tokens) return null;
   const reserved = budget.reservedOutputTokens;
   const requested = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : reserved;
   body.max_tokens = Math.min(requested, reserved);
@@ -34,13 +35,40 @@ export async function guardCall(turn: TurnState, stage: string, body: ChatReques
       `The ${stage} prompt for model '${body.model}' needs ${input} input tokens plus ${body.max_tokens} output tokens, more than its ${budget.window}-token window.`,
     );
   }
+  return input;
+}
+
+function promptText(body: ChatRequest): string {
+  return body.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+}
+
+/**
+ * Prefix share of a later stage with the Answer prompt (decision 8), for the trace. Counted on the
+ * shared text with the exact counter while the stage's own model call runs (no slot is taken).
+ */
+async function measurePrefixShare(turn: TurnState, stage: string, body: ChatRequest, inputTokens: number): Promise<void> {
+  if (!turn.tokens || turn.answerPrompt === null) return;
+  try {
+    const shared = await turn.tokens.count(body.model, commonPrefix(turn.answerPrompt, promptText(body)));
+    const sharedTokens = Math.min(shared, inputTokens);
+    turn.prefixShares.push({ stage, prompt_tokens: inputTokens, shared_prefix_tokens: sharedTokens, ratio: inputTokens > 0 ? sharedTokens / inputTokens : 0 });
+  } catch {
+    // A trace figure must never fail the turn.
+  }
 }
 
 /** A guarded, accounted model call: budget guard, slot-bound router call, usage summed on the turn. */
 export async function callModel(turn: TurnState, deps: EngineDeps, stage: string, body: ChatRequest): Promise<ChatResult> {
-  await guardCall(turn, stage, body);
+  const inputTokens = await guardCall(turn, stage, body);
+  let share: Promise<void> = Promise.resolve();
+  if (stage === 'answer' && turn.answerPrompt === null) turn.answerPrompt = promptText(body);
+  else if (inputTokens !== null) share = measurePrefixShare(turn, stage, body, inputTokens);
   const opts: CallOptions = { signal: turn.signal, slots: turn.slots };
-  const result = await deps.router.chat(body, opts);
-  addUsage(turn.usage, result.usage);
-  return result;
+  try {
+    const result = await deps.router.chat(body, opts);
+    addUsage(turn.usage, result.usage);
+    return result;
+  } finally {
+    await share;
+  }
 }

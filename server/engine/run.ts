@@ -48,6 +48,8 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     tokens: null,
     budgets: [],
     context: null,
+    answerPrompt: null,
+    prefixShares: [],
   };
 }
 

@@ -99,6 +99,10 @@ export interface TurnState {
   budgets: BudgetMeasurement[];
   /** The context summary (`context_view.v1`) once the context stage ran. */
   context: Record<string, unknown> | null;
+  /** The Answer prompt text, the prefix later stages are measured against (decision 8). */
+  answerPrompt: string | null;
+  /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
+  prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number }>;
 }
 
 export interface EngineEvent {

@@ -1,5 +1,5 @@
 import { FakeRouter } from '../support/fake-router';
-import { postJson, startTestHub } from '../support/hub';
+import { postJson, startTestHub, traceLines } from '../support/hub';
 import type { RunningHub } from '../../server/main';
 
 /** A chart with one allergy (mandatory), a few weights (relevant) and many unrelated records. */
@@ -54,6 +54,20 @@ describe('exact-budget context selection through HTTP (eval-12b-answer-only)', (
     // Record costs came from one batched /tokenize call.
     const batched = router.requests.filter((r) => r.path === '/tokenize' && r.body.with_pieces === true);
     expect(batched.length).toBeLessThanOrEqual(1);
+  });
+
+  test('the trace carries the context view, the exact budget measurement and the counter stats', async () => {
+    router.script({ content: ANSWER });
+    await postJson(`${hub.url}/v1/chat/completions`, { model: PROFILE, messages: [{ role: 'user', content: chart(3000) }, { role: 'user', content: 'How has the weight changed?' }] });
+    const t = (await traceLines(hub)).pop()!;
+    expect(t.context).toMatchObject({ schema_version: 'context_view.v1', selection_mode: 'selected', ledger_records: 3003, input_limit: 20480 });
+    expect(t.context.included_ids).toEqual(expect.arrayContaining(['inline:1', 'inline:2', 'inline:3']));
+    expect(t.context.excluded.length + t.context.included.length).toBe(3003);
+    expect(t.context.input_tokens).toBeLessThanOrEqual(20480);
+    expect(t.exact_request_budgets.measurements).toEqual([{ stage: 'answer', model: 'gemma-4-12b', input_tokens: t.context.input_tokens, output_tokens: 4096, context_window: 24576 }]);
+    expect(t.exact_request_budgets.token_counter).toMatchObject({ chat_count_mode: 'input_tokens', record_cost_calls: expect.any(Number) });
+    expect(t.exact_request_budgets.token_counter.chat_cache_hits).toBeGreaterThanOrEqual(1); // dispatch reused the selector's count
+    expect(t.steps.some((s: { role: string }) => s.role === 'context_selection')).toBe(true);
   });
 
   test('tokenizer endpoints missing: 503 tokenization_unavailable, never an estimate, and no generation', async () => {

@@ -1,4 +1,6 @@
 /** Starts a real hub on loopback for integration tests, configured like production from an env table. */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config';
 import { startHub, type RunningHub } from '../../server/main';
@@ -6,7 +8,9 @@ import { startHub, type RunningHub } from '../../server/main';
 export const ROOT = path.resolve(__dirname, '../..');
 
 export async function startTestHub(env: Record<string, string>): Promise<RunningHub> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: path.join(ROOT, 'trace-test'), ...env }, ROOT);
+  // Each hub traces into its own temporary directory (tests read it through hub.trace / the file).
+  const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-trace-'));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: traceDir, ...env }, ROOT);
   return startHub(config);
 }
 
@@ -23,3 +27,11 @@ export const SMALL_CHART = [
   '[4] Assessment — Return visit date: 2026-04-01',
   '[5] (2025-12-01) Allergy: Penicillin. Reaction: rash',
 ].join('\n');
+
+/** The trace lines a hub has written so far (after flushing its writer). */
+export async function traceLines(hub: RunningHub, dir?: string): Promise<Array<Record<string, any>>> {
+  await hub.trace.flush();
+  const file = path.join(dir ?? hub.traceDir, 'trace.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}

@@ -3,16 +3,42 @@
  * envelope or non-staged chunk stream. A client disconnect aborts the turn (and its router call).
  */
 import type { Request, Response } from 'express';
-import { HubError } from '../../errors';
+import { HubError, isAbortError } from '../../errors';
 import { drainTurn } from '../../engine/drain';
 import { assertRunnable, createTurn } from '../../engine/run';
-import type { EngineDeps } from '../../engine/types';
+import type { EngineDeps, TurnState } from '../../engine/types';
+import { turnTrace, type TurnOutcome } from '../../trace/turn-trace';
+import type { TraceSink } from '../../trace/writer';
 import { isProductProfile } from '../../profiles/types';
 import { sendError } from '../errors';
 import { chatCompletion, chunkFrames, completionId } from '../openai-shapes';
 import { parseChatRequest } from '../schemas';
 
-export function chatCompletionsHandler(deps: EngineDeps) {
+export interface ChatRouteDeps extends EngineDeps {
+  trace: TraceSink;
+  hubRevision: string;
+}
+
+function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
+  if (err === null) return { status: 'completed' };
+  if (turn.signal.aborted || isAbortError(err)) return { status: 'cancelled' };
+  return { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
+}
+
+/** Drains a turn and writes its trace line whatever happens (completed, failed or cancelled). */
+async function runTraced(turn: TurnState, deps: ChatRouteDeps): Promise<Record<string, unknown>> {
+  let failure: unknown = null;
+  try {
+    return await drainTurn(turn, deps);
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    deps.trace.append(turnTrace(turn, outcomeOf(turn, failure), { hubRevision: deps.hubRevision }));
+  }
+}
+
+export function chatCompletionsHandler(deps: ChatRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const abort = new AbortController();
     res.on('close', () => {
@@ -26,7 +52,8 @@ export function chatCompletionsHandler(deps: EngineDeps) {
       }
       const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
       assertRunnable(profile, turn.temporal);
-      const envelope = await drainTurn(turn, deps);
+      res.locals.profile = profile.lowLevelLeg ? 'leg' : profile.id;
+      const envelope = await runTraced(turn, deps);
       const content = JSON.stringify(envelope);
       if (body.stream === true) {
         res.status(200).setHeader('Content-Type', 'text/event-stream');
