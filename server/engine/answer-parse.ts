@@ -74,8 +74,9 @@ export function parseAnswer(content: string): AnswerDraft {
   if (obj && typeof obj.answer === 'string') {
     const answer = obj.answer.trim();
     const blocks = validBlocks(obj.blocks);
-    return { answer, citations: [...new Set([...citationMarkers(answer), ...blockRefs(blocks)])], blocks, structured: true };
+    const declared = Array.isArray(obj.citations) ? obj.citations.filter((n): n is number => Number.isSafeInteger(n) && (n as number) > 0) : [];
+    return { answer, citations: [...new Set([...citationMarkers(answer), ...blockRefs(blocks)])], declared, blocks, rawBlocks: Array.isArray(obj.blocks) ? obj.blocks : [], structured: true };
   }
   const answer = stripFences(content).trim();
-  return { answer, citations: citationMarkers(answer), blocks: [], structured: false };
+  return { answer, citations: citationMarkers(answer), declared: [], blocks: [], rawBlocks: [], structured: false };
 }

@@ -21,7 +21,7 @@ function mandatoryChart(ledger: EvidenceLedger): string {
 /** Plain context for profiles without an exact budget: the whole chart, prior citations stripped. */
 export function wholeChartContext(turn: TurnState, ledger: EvidenceLedger): void {
   turn.conversation = stripPriorCitations(turn.conversation).messages;
-  turn.contextMessage = buildContextMessage({ chart: renderLedger(ledger) });
+  turn.contextMessage = buildContextMessage({ temporalFacts: turn.temporalFactsText, chart: renderLedger(ledger) });
   turn.context = { ...contextSummary(null, ledger, { exactTokens: false }) };
 }
 
@@ -31,7 +31,8 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   turn.tokens = counter;
   const model = turn.profile.models.answer!;
   const inputLimit = budget.window - budget.reservedOutputTokens;
-  const measureWith = (chart: string, history: TurnState['conversation']) => counter.countChat(answerRequest(turn, deps, buildContextMessage({ chart }), history));
+  const measureWith = (chart: string, history: TurnState['conversation']) =>
+    counter.countChat(answerRequest(turn, deps, buildContextMessage({ temporalFacts: turn.temporalFactsText, chart }), history));
 
   const t0 = performance.now();
   const mandatory = mandatoryChart(ledger);
@@ -51,7 +52,7 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     recordCosts: (texts) => counter.countRecords(model, texts),
   });
   const t2 = performance.now();
-  turn.contextMessage = buildContextMessage({ chart: view.chartText });
+  turn.contextMessage = buildContextMessage({ temporalFacts: turn.temporalFactsText, chart: view.chartText });
   turn.context = { ...contextSummary(view, ledger, { exactTokens: true, history: fit }) };
   turn.steps.push({
     role: 'context_selection',

@@ -1,11 +1,22 @@
 /** Result envelopes of the non-product output modes (§3.8). */
 import { HubError } from '../errors';
 import type { TurnState } from './types';
+import { deterministicValidation } from './validation';
 
-/** `bare`: `{answer, citations, blocks, safetyStatus}`; drug safety is not run for these profiles. */
+/**
+ * `bare`: `{answer, citations, blocks, safetyStatus}`; drug safety is not run for these profiles.
+ * When the temporal gate ran (`warn`/`enforce`), its result and the deterministic `answerValidation`
+ * (with the writer's first draft when a check changed it) are added, so a patched Answer is never
+ * shown without saying so.
+ */
 function bareEnvelope(turn: TurnState): Record<string, unknown> {
   const draft = turn.draft ?? { answer: '', citations: [], blocks: [] };
-  return { answer: draft.answer, citations: draft.citations, blocks: draft.blocks, safetyStatus: 'unavailable' };
+  const envelope: Record<string, unknown> = { answer: draft.answer, citations: draft.citations, blocks: draft.blocks, safetyStatus: 'unavailable' };
+  if (turn.temporalGate && turn.temporalGate.mode !== 'off') {
+    envelope.temporalGate = turn.temporalGate;
+    envelope.answerValidation = deterministicValidation(turn);
+  }
+  return envelope;
 }
 
 export function resultEnvelope(turn: TurnState): Record<string, unknown> {

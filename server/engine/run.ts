@@ -8,20 +8,19 @@ import type { Profile } from '../profiles/types';
 import { resultEnvelope } from './output';
 import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
-import type { ChatCompletionRequest, EngineDeps, EngineEvent, TemporalPolicy, TurnState } from './types';
+import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from './types';
 import { zeroUsage } from './usage';
 
-/** Stages of the plan the engine cannot run yet (with this request's temporal policy). */
-export function unrunnableStages(profile: Profile, temporal: TemporalPolicy): string[] {
+/** Stages of the plan the engine cannot run yet. */
+export function unrunnableStages(profile: Profile): string[] {
   const missing: string[] = profile.stages.filter((s) => !STAGES[s]);
-  if (temporal.mode !== 'off' && profile.stages.includes('gate')) missing.push(`gate (temporal ${temporal.mode})`);
   if (!['bare'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
   return [...new Set(missing)];
 }
 
 /** Refuses, before any model call, a plan this build cannot run honestly. */
-export function assertRunnable(profile: Profile, temporal: TemporalPolicy): void {
-  const missing = unrunnableStages(profile, temporal);
+export function assertRunnable(profile: Profile): void {
+  const missing = unrunnableStages(profile);
   if (missing.length) {
     throw new HubError('stage_not_implemented', 501, `Profile '${profile.id}' needs stages this hub build does not run yet: ${missing.join(', ')}.`, {
       extra: { model: profile.id, stages: missing },
@@ -48,6 +47,11 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     tokens: null,
     budgets: [],
     context: null,
+    referenceDate: null,
+    facts: null,
+    temporalFactsText: '',
+    originalDraft: null,
+    issues: [],
     answerPrompt: null,
     prefixShares: [],
   };

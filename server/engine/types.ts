@@ -7,6 +7,7 @@ import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
 import type { BudgetMeasurement } from './budget';
+import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 
 /** `context` extension of the chat request (§2.1). */
@@ -50,7 +51,11 @@ export interface TableBlock {
 export interface AnswerDraft {
   answer: string;
   citations: number[];
+  /** The writer's own `citations` array (before explicit markers replace it, §7.2). */
+  declared: number[];
   blocks: TableBlock[];
+  /** The writer's blocks as sent, for the table contract (which repairs or withholds, never drops silently). */
+  rawBlocks: unknown[];
   /** false when the model output was not the JSON object asked for (a handled case, decision 11). */
   structured: boolean;
 }
@@ -60,15 +65,7 @@ export interface TemporalPolicy {
   mode: GateMode;
 }
 
-export interface TemporalGateResult {
-  schema_version: 'temporal_gate.v1';
-  mode: GateMode;
-  status: 'pass' | 'warn' | 'fail' | 'not_applicable';
-  checks: unknown[];
-  patch_answer: string | null;
-  patch_citations: number[];
-  applied?: 'none' | 'patch' | 'fallback';
-}
+export type TemporalGateResult = GateResult;
 
 export interface TraceStep {
   role: string;
@@ -99,6 +96,15 @@ export interface TurnState {
   budgets: BudgetMeasurement[];
   /** The context summary (`context_view.v1`) once the context stage ran. */
   context: Record<string, unknown> | null;
+  /** Reference date ("today") resolved once for the request (§4.7). */
+  referenceDate: string | null;
+  facts: TemporalFacts | null;
+  /** The rendered temporal-facts block that opens the shared context message (empty when disabled). */
+  temporalFactsText: string;
+  /** The writer's first draft, kept when a check changes the Answer (answerValidation.originalAnswer). */
+  originalDraft: AnswerDraft | null;
+  /** Issues raised by deterministic checks (contracts, temporal gate). */
+  issues: Array<Record<string, unknown>>;
   /** The Answer prompt text, the prefix later stages are measured against (decision 8). */
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */

@@ -50,7 +50,9 @@ describe('POST /v1/chat/completions with answer legs', () => {
     // The whole chart reaches the writer, context first, with the leg's prompt after it.
     const prompt = sent[0].body.messages.map((m: { content: string }) => m.content).join('\n');
     expect(prompt.indexOf('[5] (2025-12-01) Allergy: Penicillin')).toBeGreaterThan(-1);
-    expect(prompt.indexOf('Patient records (most recent first):')).toBe(0);
+    // Decision 8: temporal facts first, then the records, then the leg's instructions and the question.
+    expect(prompt.startsWith('TEMPORAL FACTS')).toBe(true);
+    expect(prompt.indexOf('Patient records (most recent first):')).toBeGreaterThan(0);
     expect(prompt.endsWith(QUESTION)).toBe(true);
   });
 
@@ -131,7 +133,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
   });
 
   test('plans whose stages are not built yet are refused with 501 before any router call', async () => {
-    for (const model of ['single-12b-bare', 'answer:gemma-4-12b~enforce']) {
+    for (const model of ['single-12b-bare', 'answer-review:qwen3.5-9b', 'indepth-only:gemma-4-12b']) {
       const res = await postJson(`${hub.url}/v1/chat/completions`, { model, messages });
       expect(res.status).toBe(501);
       expect((await res.json() as any).detail.code).toBe('stage_not_implemented');
@@ -143,6 +145,8 @@ describe('POST /v1/chat/completions with answer legs', () => {
     router.script({ content: ANSWER });
     const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages, context: { temporal_gate: 'off' } });
     expect(res.status).toBe(200);
+    const envelope = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(envelope.temporalGate).toBeUndefined(); // off: the bare shape of §3.8, nothing claimed as checked
   });
 
   test('router failures map to clear 5xx errors', async () => {

@@ -1,6 +1,7 @@
 /** `context` stage: build the evidence ledger from the request's sources, then the Answer's context view. */
 import { extractChart } from '../../context/inline-chart';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
+import { prepareTemporal } from '../temporal';
 import type { Stage } from '../types';
 
 export const contextStage: Stage = {
@@ -26,6 +27,8 @@ export const contextStage: Stage = {
     turn.conversation = request.messages.filter(
       (m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant'),
     );
+    // Facts come from the complete chart before any selection (§6.1) and open the context message.
+    prepareTemporal(turn, deps, ledger);
     if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
     else wholeChartContext(turn, ledger);
     turn.steps.push({

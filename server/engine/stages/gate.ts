@@ -1,22 +1,56 @@
 /**
- * `gate` stage. With the temporal gate off the result is `not_applicable` (nothing was checked, and
- * it says so). The deterministic temporal checks for `warn`/`enforce` come with the temporal-gates
- * work; until then a plan that needs them is refused before any model call (see `unrunnableStages`).
+ * `gate` stage (§4.4). First occurrence: product table and citation contracts, then the temporal
+ * gate on the Answer (prose plus table rows); `enforce` applies the patch or the fallback sentence,
+ * `warn` only reports, `off` is `not_applicable`. The writer's first draft is kept whenever a check
+ * changes it. A later occurrence re-gates only an Answer that review changed (review labels only,
+ * so today it records that nothing changed).
  */
-import type { Stage } from '../types';
+import { runContractGate } from '../../checks/contracts';
+import { applyTemporalGate, runTemporalGate } from '../../checks/temporal/gate';
+import type { AnswerDraft, Stage, TableBlock, TurnState } from '../types';
+
+/** The gate reads tables too: each row as `cell | cell | …` after the prose (§6.3). */
+export function gateText(draft: Pick<AnswerDraft, 'answer' | 'blocks'>): string {
+  const rows = draft.blocks.flatMap((b: TableBlock) => b.rows.map((r) => b.columns.map((c) => r.cells[c.key]?.text ?? '').join(' | ')));
+  return [draft.answer, ...rows].filter((s) => s.trim() !== '').join('\n');
+}
+
+function snapshot(draft: AnswerDraft): AnswerDraft {
+  return { ...draft, citations: [...draft.citations], declared: [...draft.declared], blocks: structuredClone(draft.blocks), rawBlocks: draft.rawBlocks };
+}
+
+function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
+  const result = runContractGate({ ...draft, blocks: draft.rawBlocks as TableBlock[] });
+  turn.issues.push(...result.issues);
+  turn.steps.push({ role: 'table_contract', blocks_withheld: result.blocksWithheld, issues: result.issues.length });
+  return { draft: { ...result.draft, declared: draft.declared, rawBlocks: result.draft.blocks, structured: draft.structured }, changed: result.changed };
+}
+
+function runTemporal(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
+  const result = runTemporalGate({ question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode });
+  const applied = applyTemporalGate(result, { answer: draft.answer, citations: draft.citations, blocks: draft.blocks });
+  turn.temporalGate = { ...result, applied: applied.applied };
+  turn.issues.push(...result.checks.filter((c) => c.status !== 'pass').map((c) => ({ ...c })));
+  turn.steps.push({ role: 'temporal_gate', mode: result.mode, status: result.status, applied: applied.applied, n_checks: result.checks.length });
+  if (!applied.changed) return { draft, changed: false };
+  return { draft: { ...draft, answer: applied.answer, citations: applied.citations, blocks: applied.blocks }, changed: true };
+}
 
 export const gateStage: Stage = {
   name: 'gate',
   async run(turn) {
-    turn.temporalGate = {
-      schema_version: 'temporal_gate.v1',
-      mode: turn.temporal.mode,
-      status: 'not_applicable',
-      checks: [],
-      patch_answer: null,
-      patch_citations: [],
-      applied: 'none',
-    };
-    turn.steps.push({ role: 'temporal_gate', mode: turn.temporal.mode, status: 'not_applicable', applied: 'none', n_checks: 0 });
+    if (!turn.draft) return;
+    if (turn.temporalGate !== null) {
+      // Later occurrence: review labels and never rewrites (decision 9), so there is nothing to re-gate.
+      turn.steps.push({ role: 'temporal_gate', regate: false, reason: 'answer unchanged by review' });
+      return;
+    }
+    const first = snapshot(turn.draft);
+    let draft = turn.draft;
+    let changed = false;
+    if (turn.profile.policies.output === 'product') ({ draft, changed } = runContracts(turn, draft));
+    const temporal = runTemporal(turn, draft);
+    turn.draft = temporal.draft;
+    if (changed || temporal.changed) turn.originalDraft = first;
   },
 };

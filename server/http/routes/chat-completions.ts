@@ -51,7 +51,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         throw new HubError('product_profile_required', 400, 'This client accepts configured product profiles only.', { extra: { model: body.model } });
       }
       const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
-      assertRunnable(profile, turn.temporal);
+      assertRunnable(profile);
       res.locals.profile = profile.lowLevelLeg ? 'leg' : profile.id;
       const envelope = await runTraced(turn, deps);
       const content = JSON.stringify(envelope);

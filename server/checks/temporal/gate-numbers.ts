@@ -1,0 +1,226 @@
+/**
+ * Reading measurement values out of one answer sentence for date_value_binding (§6.3). A number is
+ * attributed to a series only on positive evidence: the series' exact unit right after it (not a
+ * longer unit such as `kg/m2`), a range or list sharing that unit, coordinated same-unit names in
+ * mention order, or the series' name among the three words before it. Everything else — ages,
+ * counts, deltas ("lost 3 kg"), thresholds ("above 50 kg"), reference ranges, years — is left alone,
+ * because a misread number would flag a correct answer.
+ */
+import { coordinatedGroup, type Mention } from './gate-series';
+import { escapeRegExp } from './text';
+import type { NumericSeries } from './types';
+
+export interface ValueToken {
+  value: number;
+  decimals: number;
+  start: number;
+  end: number;
+  /** End of the unit written after the number (== end without one). */
+  unitEnd: number;
+  /** Selected series whose unit the number carries. */
+  unitSeries: NumericSeries[];
+  /** Carries some other unit or noun ("14 years", "20 kg/m2", "3 visits"). */
+  foreign: boolean;
+  /** A delta, threshold, approximation or reference range: never checked. */
+  skip: boolean;
+  series: NumericSeries | null;
+}
+
+/** Thousands separators (`1,200`) and a decimal comma (`41,5`) are one number, not a list. */
+const NUMBER = /\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|(?<!\d,)\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?/g;
+/** Words that may follow a bare value without being its unit. */
+const CONTINUATIONS = new Set([
+  'on', 'in', 'at', 'and', 'or', 'to', 'then', 'from', 'was', 'were', 'is', 'are', 'by', 'as', 'with', 'when', 'while', 'but',
+  'since', 'after', 'before', 'during', 'respectively', 'recorded', 'measured', 'documented', 'noted', 'which', 'that', 'through',
+  'until', 'vs', 'versus', 'compared', 'dated', 'taken', 'obtained',
+]);
+const SKIP_BEFORE = new Set([
+  'by', 'lost', 'gained', 'gaining', 'losing', 'lose', 'gain', 'loss', 'down', 'up', 'about', 'approximately', 'approx', 'around',
+  'roughly', 'nearly', 'almost', 'over', 'under', 'above', 'below', 'exceeding', 'exceeds', 'than', 'least', 'most', 'normal',
+  'range', 'target', 'goal', 'threshold', 'cutoff', 'limit', 'minus', 'plus', 'another', 'additional', 'extra', 'total',
+  'increased', 'decreased', 'rose', 'fell', 'dropped', 'declined', 'climbed', 'grew', 'delta', 'reference', 'within',
+]);
+const CHANGE_NOUNS = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|delta|deficit)$/;
+const SKIP_AFTER = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|lighter|heavier|less|more|higher|lower|above|below|over|under)$/;
+/** After a matched unit: it is only the start of a longer unit (`kg/m2`, `kg per m²`, `kg·m⁻²`). */
+const UNIT_CONTINUATION = /^\s*(?:\/|per\b|·|\*|\^|[²³⁻]|m\s*(?:\^?\s*[-−⁻]?\s*[2²]|²))/iu;
+/** Separators inside a range or list that shares one unit: `53 to 52 kg`, `53-52 kg`, `53 and 52 kg`. */
+const CHAIN_GAP = /^\s*(?:-|–|—|‐|‑|−|to|and|or|,|,\s*and|through|then)\s*$/i;
+const FOREIGN_TOKEN = /^\s*-?([\p{L}µμ°%][\p{L}\p{N}/µμ°%²³^]*)/u;
+
+/** The unit as a pattern: µ/μ/u interchangeable, `/µL` also as `/mm3`, spaces optional. */
+function unitPattern(unit: string): RegExp | null {
+  const u = unit.trim();
+  if (!u || /^\d/.test(u)) return null;
+  const body = [...u].map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');
+  const mm3 = /\/[µμu]l$/i.test(u) ? `|${escapeRegExp(u.slice(0, u.search(/\/[µμu]l$/i)))}\\/mm(?:3|³|\\^3)` : '';
+  return new RegExp(`^\\s*(?:${body}${mm3})`, 'iu');
+}
+
+function seriesUnits(series: NumericSeries): string[] {
+  return [...new Set(series.points.map((p) => p.unit.trim()).filter(Boolean))];
+}
+
+/** Length of the series unit written at the start of `after`, -1 when absent, -2 when part of a longer unit. */
+function unitMatch(after: string, series: NumericSeries): number {
+  for (const unit of seriesUnits(series)) {
+    const m = unitPattern(unit)?.exec(after);
+    if (!m) continue;
+    const rest = after.slice(m[0].length);
+    if (/^\p{L}/u.test(rest) && !/^s(?!\p{L})/u.test(rest)) continue;
+    if (UNIT_CONTINUATION.test(rest)) return -2;
+    return m[0].length + (/^s(?!\p{L})/u.test(rest) ? 1 : 0);
+  }
+  return -1;
+}
+
+/** One raw number with its unit reading; null for parts of codes, ratios and times. */
+function readNumber(text: string, m: RegExpMatchArray, selected: readonly NumericSeries[]): ValueToken | null {
+  const start = m.index ?? 0;
+  const end = start + m[0].length;
+  const before = text[start - 1] ?? '';
+  if (/[\p{L}\p{N}_.]/u.test(before)) return null; // CD4, 1.2.3
+  if (/[/:]/.test(before) && /\d/.test(text[start - 2] ?? '')) return null; // the 80 of 120/80, the 30 of 10:30
+  const after = text.slice(end);
+  if (/^[/:]\d/.test(after) || /^\.\d/.test(after)) return null; // 120/80, 10:30
+  const literal = /^\d+,\d{1,2}$/.test(m[0]) ? m[0].replace(',', '.') : m[0].replace(/,/g, '');
+  let value = Number(literal);
+  let skip = false;
+  if (/[-−+]/.test(before)) {
+    if (/\p{L}/u.test(text[start - 2] ?? '')) return null; // COVID-19
+    const prev = text.slice(0, start - 1).trimEnd();
+    if (!/\d$/.test(prev)) {
+      if (before === '+') skip = true; // "+3 kg" is a change
+      else value = -value;
+    }
+  }
+  const token: ValueToken = { value, decimals: (literal.split('.')[1] ?? '').length, start, end, unitEnd: end, unitSeries: [], foreign: false, skip, series: null };
+  readUnit(token, after, selected);
+  return token;
+}
+
+function readUnit(token: ValueToken, after: string, selected: readonly NumericSeries[]): void {
+  let longer = false;
+  for (const s of selected) {
+    const len = unitMatch(after, s);
+    if (len === -2) longer = true;
+    if (len > 0) {
+      token.unitSeries.push(s);
+      token.unitEnd = Math.max(token.unitEnd, token.end + len);
+    }
+  }
+  if (token.unitSeries.length > 0) return;
+  if (longer) {
+    token.foreign = true;
+    return;
+  }
+  const w = FOREIGN_TOKEN.exec(after);
+  if (w && !CONTINUATIONS.has(w[1].toLowerCase().replace(/\.$/, ''))) {
+    token.foreign = true;
+    token.unitEnd = token.end + w[0].length;
+  }
+}
+
+function hasUnit(t: ValueToken): boolean {
+  return t.unitSeries.length > 0 || t.foreign;
+}
+
+/** Ranges and lists share the unit written once ("53 to 52 kg"), and a skipped head skips the range. */
+function shareChains(text: string, tokens: ValueToken[]): void {
+  for (let pass = 0; pass < 2; pass++) {
+    for (let i = tokens.length - 2; i >= 0; i--) link(text, tokens[i], tokens[i + 1]);
+    for (let i = 0; i < tokens.length - 1; i++) link(text, tokens[i], tokens[i + 1]);
+  }
+}
+
+function link(text: string, a: ValueToken, b: ValueToken): void {
+  if (!CHAIN_GAP.test(text.slice(a.unitEnd, b.start))) return;
+  // A value already bound by coordinated names keeps its series; only unbound ones borrow a unit.
+  if (!hasUnit(a) && hasUnit(b) && a.series === null) Object.assign(a, { unitSeries: [...b.unitSeries], foreign: b.foreign });
+  else if (hasUnit(a) && !hasUnit(b) && b.series === null) Object.assign(b, { unitSeries: [...a.unitSeries], foreign: a.foreign });
+  if (a.skip || b.skip) a.skip = b.skip = true;
+}
+
+function wordsBeforeAt(text: string, at: number, n: number): Array<{ word: string; start: number }> {
+  const words = [...text.slice(0, at).matchAll(/[\p{L}\p{N}'’~<>≤≥≈]+/gu)].map((w) => ({ word: w[0].toLowerCase(), start: w.index ?? 0 }));
+  return words.slice(-n);
+}
+
+function markSkips(text: string, t: ValueToken): void {
+  const prevChar = text.slice(0, t.start).trimEnd().slice(-1);
+  if (/[~≈<>≤≥]/.test(prevChar)) t.skip = true;
+  const prev = wordsBeforeAt(text, t.start, 2).map((w) => w.word);
+  const last = prev[prev.length - 1];
+  if (last !== undefined && SKIP_BEFORE.has(last)) t.skip = true;
+  if (last === 'of' && prev.length === 2 && CHANGE_NOUNS.test(prev[0])) t.skip = true;
+  // "2 kg loss", "2 kg weight loss"; a continuation word ("52 kg on …") ends the look-ahead.
+  const next = (text.slice(t.unitEnd).match(/[\p{L}]+/gu) ?? []).slice(0, 2).map((w) => w.toLowerCase());
+  if (next[0] !== undefined && SKIP_AFTER.test(next[0])) t.skip = true;
+  if (next[1] !== undefined && !CONTINUATIONS.has(next[0]) && SKIP_AFTER.test(next[1])) t.skip = true;
+}
+
+/** The series named among the three words before the number (restricted to `among`), if unique. */
+function namedBefore(text: string, t: ValueToken, mentions: readonly Mention[], among: readonly NumericSeries[]): NumericSeries | null {
+  const words = wordsBeforeAt(text, t.start, 3);
+  if (words.length === 0) return null;
+  const from = words[0].start;
+  const named = new Set(mentions.filter((m) => m.start >= from && m.end <= t.start && among.includes(m.series)).map((m) => m.series));
+  return named.size === 1 ? [...named][0] : null;
+}
+
+/**
+ * "Systolic and diastolic … were 120 and 80 mmHg": coordinated names take the following values in
+ * mention order. Runs on each number's own unit (before ranges and lists share units), and binds
+ * only when every value fits its series (its own unit is that series' unit, or it has none).
+ */
+function bindCoordinated(text: string, tokens: ValueToken[], mentions: readonly Mention[], clauseEnd: (at: number) => number): void {
+  const seen = new Set<Mention>();
+  for (const m of mentions) {
+    if (seen.has(m)) continue;
+    const group = coordinatedGroup(m, mentions, text);
+    group.forEach((g) => seen.add(g));
+    const series = [...new Set(group.map((g) => g.series))];
+    if (series.length < 2) continue;
+    const groupEnd = Math.max(...group.map((g) => g.end));
+    const limit = clauseEnd(groupEnd);
+    const eligible = tokens.filter((t) => t.start >= groupEnd && t.start < limit && !t.skip && !t.foreign && t.series === null);
+    const picked = eligible.slice(0, series.length);
+    if (picked.length < series.length || !picked.every((t, i) => t.unitSeries.length === 0 || t.unitSeries.includes(series[i]))) continue;
+    picked.forEach((t, i) => (t.series = series[i]));
+  }
+}
+
+function isYearLike(t: ValueToken): boolean {
+  return t.decimals === 0 && t.value >= 1900 && t.value <= 2100 && t.unitSeries.length === 0;
+}
+
+function attribute(text: string, t: ValueToken, mentions: readonly Mention[], selected: readonly NumericSeries[]): void {
+  if (t.series !== null || t.skip || t.foreign) return;
+  if (t.unitSeries.length === 1) {
+    t.series = t.unitSeries[0];
+  } else if (t.unitSeries.length > 1) {
+    t.series = namedBefore(text, t, mentions, t.unitSeries) ?? nearestPreceding(t, mentions, t.unitSeries);
+  } else if (!isYearLike(t)) {
+    t.series = namedBefore(text, t, mentions, selected);
+  }
+}
+
+function nearestPreceding(t: ValueToken, mentions: readonly Mention[], among: readonly NumericSeries[]): NumericSeries | null {
+  const before = mentions.filter((m) => m.end <= t.start && among.includes(m.series));
+  if (before.length === 0) return null;
+  const last = before[before.length - 1];
+  return before.filter((m) => m.start === last.start).length === 1 ? last.series : null;
+}
+
+/**
+ * All values of a (blanked) sentence with their series attribution; `clauseEnd(at)` bounds how far
+ * coordinated names reach.
+ */
+export function readValues(text: string, mentions: readonly Mention[], selected: readonly NumericSeries[], clauseEnd: (at: number) => number): ValueToken[] {
+  const tokens = [...text.matchAll(NUMBER)].map((m) => readNumber(text, m, selected)).filter((t): t is ValueToken => t !== null);
+  tokens.forEach((t) => markSkips(text, t));
+  bindCoordinated(text, tokens, mentions, clauseEnd);
+  shareChains(text, tokens);
+  tokens.forEach((t) => attribute(text, t, mentions, selected));
+  return tokens;
+}

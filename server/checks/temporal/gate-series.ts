@@ -1,0 +1,160 @@
+/**
+ * Series selection for the Answer gate (§6.3): which numeric series the answer talks about, where it
+ * mentions them, which mentions are coordinated ("weight and height both …"), and the series patch
+ * texts. Selection prefers precision: a series is checked only when its name (or a known alias) is
+ * written, and a series whose every mention sits inside a longer series name is dropped.
+ */
+import { formatPoint, formatValue, type SelectedSeries } from './gate-common';
+import { escapeRegExp } from './text';
+import type { NumericSeries, SeriesPoint } from './types';
+
+export interface Mention {
+  series: NumericSeries;
+  start: number;
+  end: number;
+  kind: 'phrase' | 'alias';
+}
+
+const PHRASE_SCORE = 100;
+/** Aliases keyed by a concept token (§6.3): weight→wt/growth/gaining, haemoglobin→hemoglobin/hgb, … */
+const ALIASES: ReadonlyArray<[RegExp, readonly string[]]> = [
+  [/^(?:weight|wt)$/, ['weight', 'wt', 'weighed', 'weighs', 'weighing', 'growth', 'gaining']],
+  [/^(?:haemoglobin|hemoglobin|hgb|hb)$/, ['haemoglobin', 'hemoglobin', 'hgb', 'hb']],
+  [/^(?:height|stature)$/, ['height', 'growth', 'growing']],
+  [/^cd4$/, ['cd4']],
+];
+/** What may sit between two coordinated mentions: "weight and height", "weight, height". */
+const CONNECTOR = /^[\s,]*(?:and|&|as well as|plus|or)?[\s,]*(?:the\s+)?(?:patient['’]s\s+)?$/i;
+
+export function conceptTokens(concept: string): string[] {
+  return concept.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+function phraseRegExp(tokens: readonly string[]): RegExp {
+  const body = tokens.map((t) => `${escapeRegExp(t)}(?:e?s)?`).join('[\\s\\-_/]+');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+}
+
+function aliasesOf(tokens: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const t of tokens) for (const [test, names] of ALIASES) if (test.test(t)) names.forEach((n) => out.add(n));
+  return [...out];
+}
+
+function spansOf(re: RegExp, text: string): Array<{ start: number; end: number }> {
+  return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
+/** Every mention of one series: its full name, then aliases outside those name spans. */
+function mentionsOf(series: NumericSeries, text: string): Mention[] {
+  const tokens = conceptTokens(series.concept);
+  if (tokens.length === 0) return [];
+  const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));
+  const aliases = aliasesOf(tokens)
+    .flatMap((a) => spansOf(phraseRegExp([a]), text))
+    .filter((s) => !phrases.some((p) => s.start >= p.start && s.end <= p.end))
+    .map((s) => ({ series, ...s, kind: 'alias' as const }));
+  return [...phrases, ...aliases];
+}
+
+/** Mentions of the given series in `text`, in text order (one span may name two series: "growth"). */
+export function findMentions(text: string, series: readonly NumericSeries[]): Mention[] {
+  return series.flatMap((s) => mentionsOf(s, text)).sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+function score(series: NumericSeries, text: string): number {
+  const mentions = mentionsOf(series, text);
+  const phrase = mentions.some((m) => m.kind === 'phrase') ? PHRASE_SCORE + conceptTokens(series.concept).length : 0;
+  const aliasHits = new Set(mentions.filter((m) => m.kind === 'alias').map((m) => text.slice(m.start, m.end).toLowerCase())).size;
+  return phrase + aliasHits;
+}
+
+/**
+ * A series is dominated when a higher-scoring series with a strict superset of its name tokens covers
+ * every one of its mentions ("weight for age" swallows "weight" only if weight is never said alone).
+ */
+function dominated(candidate: SelectedSeries, others: readonly SelectedSeries[], text: string): boolean {
+  const own = mentionsOf(candidate.series, text);
+  return others.some((o) => {
+    if (o.score <= candidate.score) return false;
+    if (!(o.tokens.length > candidate.tokens.length && candidate.tokens.every((t) => o.tokens.includes(t)))) return false;
+    const cover = mentionsOf(o.series, text).filter((m) => m.kind === 'phrase');
+    return own.every((m) => cover.some((c) => m.start >= c.start && m.end <= c.end));
+  });
+}
+
+function selectFrom(all: readonly NumericSeries[], text: string): SelectedSeries[] {
+  const scored = all
+    .map((series) => ({ series, score: score(series, text), tokens: conceptTokens(series.concept) }))
+    .filter((s) => s.score > 0);
+  return scored.filter((s) => !dominated(s, scored, text));
+}
+
+/** Series scored against the answer, falling back to the question when the answer names none. */
+export function selectSeries(all: readonly NumericSeries[], answer: string, question: string): SelectedSeries[] {
+  const fromAnswer = selectFrom(all, answer);
+  return fromAnswer.length > 0 ? fromAnswer : selectFrom(all, question);
+}
+
+/** The mentions coordinated with `m` ("weight and height both increased" binds both). */
+export function coordinatedGroup(m: Mention, mentions: readonly Mention[], text: string): Mention[] {
+  const sorted = [...mentions].sort((a, b) => a.start - b.start);
+  const at = sorted.indexOf(m);
+  if (at < 0) return [m];
+  const group = [m];
+  for (let i = at - 1; i >= 0 && joins(sorted[i], group[0], text); i--) group.unshift(sorted[i]);
+  for (let i = at + 1; i < sorted.length && joins(group[group.length - 1], sorted[i], text); i++) group.push(sorted[i]);
+  return group;
+}
+
+function joins(a: Mention, b: Mention, text: string): boolean {
+  if (a.start === b.start && a.end === b.end) return true; // one word naming two series ("growth")
+  if (a.series === b.series || b.start < a.end) return false;
+  return CONNECTOR.test(text.slice(a.end, b.start));
+}
+
+// ---- patch texts --------------------------------------------------------------------------------
+
+const LIST_LIMIT = 8;
+const RECENT_LIMIT = 6;
+export const ONE_POINT_SENTENCE = 'A trend cannot be determined from one point.';
+
+/** §6.3 single_point_trend patch. */
+export function onePointPatch(series: NumericSeries): { answer: string; citations: number[] } {
+  const p = series.points[0];
+  return { answer: `The chart shows one dated ${series.concept} measurement: ${formatPoint(p)}. ${ONE_POINT_SENTENCE}`, citations: [p.index] };
+}
+
+/** §6.3 trend_direction patch: first and last documented points. */
+export function trendPatch(series: NumericSeries): { answer: string; citations: number[] } {
+  const first = series.points[0];
+  const last = series.points[series.points.length - 1];
+  const verb = last.value > first.value ? 'increased' : last.value < first.value ? 'decreased' : 'was unchanged';
+  return {
+    answer: `The documented ${series.concept} series ${verb} from ${formatValue(first.value, first.unit)} on ${first.date} [${first.index}] to ${formatValue(last.value, last.unit)} on ${last.date} [${last.index}].`,
+    citations: [first.index, last.index],
+  };
+}
+
+/**
+ * The "series summary" patch of date_format and date_value_binding: the documented points, each as
+ * `value on date [i]`, oldest first; long series keep the first, the last and the most recent few.
+ */
+export function seriesSummaryPatch(series: NumericSeries, trendAsked: boolean): { answer: string; citations: number[] } {
+  const pts = series.points;
+  if (pts.length === 1) {
+    const one = onePointPatch(series);
+    return trendAsked ? one : { answer: `The chart shows one dated ${series.concept} measurement: ${formatPoint(pts[0])}.`, citations: one.citations };
+  }
+  if (pts.length <= LIST_LIMIT) return { answer: `The documented ${series.concept} measurements are: ${list(pts)}.`, citations: pts.map((p) => p.index) };
+  const recent = pts.slice(-RECENT_LIMIT);
+  const shown = [pts[0], ...recent];
+  return {
+    answer: `The documented ${series.concept} measurements run from ${formatPoint(pts[0])} to ${formatPoint(pts[pts.length - 1])}; the most recent are: ${list(recent)}.`,
+    citations: shown.map((p) => p.index),
+  };
+}
+
+function list(points: readonly SeriesPoint[]): string {
+  return points.map(formatPoint).join('; ');
+}

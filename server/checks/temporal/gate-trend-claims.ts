@@ -1,0 +1,160 @@
+/**
+ * Trend claims of an answer (§6.3 single_point_trend / trend_direction): each trend or direction word
+ * bound to the series it talks about. Binding is local: the nearest series mention in the word's own
+ * clause (with coordinated names: "weight and height both increased"), else the subject carried over
+ * from earlier in the sentence, else — only for a pronoun or omitted subject ("It then fell") — the
+ * nearest earlier mention or the single selected series. A clause that says the trend cannot be
+ * determined makes no claim (§13.1 #6).
+ */
+import type { SelectedSeries } from './gate-common';
+import { coordinatedGroup, findMentions, type Mention } from './gate-series';
+import { negatedBefore, splitClauses, splitSentences, wordsAfter, wordsBefore, type Piece } from './text';
+import type { NumericSeries } from './types';
+
+export type Direction = 'up' | 'down' | 'flat' | 'trend';
+
+export interface TrendClaim {
+  series: NumericSeries;
+  direction: Direction;
+  /** "not gaining": the claim is "not up", which only an upward series contradicts. */
+  negated: boolean;
+  /** The clause in answer coordinates. */
+  clause: Piece;
+  sentence: Piece;
+  word: string;
+}
+
+const FLAT_WORDS = /\b(?:unchanged|no change|not changed|did not change|didn['’]t change|has not changed|hasn['’]t changed|remained (?:the same|unchanged|constant)|stayed (?:the same|constant)|constant)\b/gi;
+const UP_WORDS = /\b(?:increas(?:e|ed|es|ing)|rose|risen|rises|rising|gain(?:ed|ing|s)?|grew|climb(?:ed|ing|s)?|went up|gone up|going up|trending up(?:ward)?|upward)\b/gi;
+const DOWN_WORDS = /\b(?:decreas(?:e|ed|es|ing)|declin(?:e|ed|es|ing)|fell|fallen|falling|dropp(?:ed|ing)|drops?|lost|losing|loss|reduc(?:ed|tion)|went down|gone down|going down|trending down(?:ward)?|downward|dipped)\b/gi;
+const OTHER_TREND = /\b(?:trend(?:s|ed|ing)?|chang(?:e|ed|es|ing)|improv(?:e|ed|es|ing|ement)|worsen(?:ed|ing|s)?|stable|steady|stabili[sz]ed|fluctuat\w*|progress(?:ed|ion|ing)?|over time)\b/gi;
+/** The answer says a trend is not supported (§13.1 #6): no trend claim is made in that clause. */
+export const UNSUPPORTED_TREND =
+  /\b(?:cannot|can ?not|can['’]t|could not|couldn['’]t|unable to|not possible|impossible|insufficient|not enough|too few|only (?:one|a single|1)|single (?:measurement|point|value|reading|data ?point|observation|result)|one (?:dated )?(?:\w+ )?(?:measurement|point|value|reading|data ?point|observation|result)|no (?:trend|prior|previous|earlier|other|second|comparison|comparative|serial|repeat)|not (?:be )?(?:determined|assessed|established|evaluated))\b/i;
+/** Words near a trend word that show it is about a drug or plan, not a measurement. */
+const NOT_A_MEASUREMENT = /^(?:dose|doses|dosage|regimen|medication|medications|drug|drugs|treatment|therapy|art|plan|management|risk|frequency)$/;
+/** What may precede a trend word when the subject is a pronoun or omitted. */
+const PRONOUN_SUBJECT =
+  /^(?:(?:yes|no|and|but|then|it|its|this|that|they|these|those|the|value|values|measurement|measurements|reading|readings|series|result|results|level|levels|has|have|had|is|was|were|been|also|both|further|subsequently|later|overall|steadily|gradually|slightly|significantly|since)[\s,]*)*$/i;
+const PRONOUN_REACH = 300;
+/** Purpose, advice and modality: "counselled for weight gain", "expected to increase", "whether it fell". */
+const NOT_ASSERTED = /^(?:for|to|promote|promoting|encourage[sd]?|encouraging|support|supporting|goal|aim|target|should|must|need|needs|counsel\w*|advice|advised|help|helps|risk|monitor\w*|watch|assess\w*|check|if|whether|prevent\w*|avoid\w*|expected|likely|may|might|could|would|unclear|unknown)$/;
+/** Words that may follow an -ing direction word without it becoming an adjective of another noun. */
+const PREDICATE_NEXT = /^(?:from|to|since|over|at|on|in|by|and|or|but|with|while|then|again|until|between|during|throughout|across|each|every|further|now|still|overall|compared|relative|since|for|slowly|steadily|slightly|gradually|\p{N}+|\w+ly)$/u;
+/** Words that may precede a noun-form direction word ("a loss", "significant weight loss"). */
+const NOUN_PREV = /^(?:a|an|the|no|any|some|this|that|its|their|his|her|of|and|or|with|in|on|by|significant|slight|steady|gradual|marked|further|continued|overall|progressive|consistent|modest|small|large|major|minor|sharp|rapid|mild|net|total|showed|shows|show|had|has|have|was|is|were|documented|recorded|noted)$/;
+const NOUN_FORM = /^(?:loss|gain|drop|decline|increase|decrease|rise|reduction|change)$/i;
+
+interface WordHit {
+  start: number;
+  end: number;
+  word: string;
+  direction: Direction;
+}
+
+/** True when the text contains any trend word (the trigger of the trend branch). */
+export function hasTrendWord(text: string): boolean {
+  return [FLAT_WORDS, UP_WORDS, DOWN_WORDS, OTHER_TREND].some((re) => new RegExp(re.source, 'i').test(text));
+}
+
+function wordHits(text: string): WordHit[] {
+  const hits: WordHit[] = [];
+  const add = (re: RegExp, direction: Direction) => {
+    for (const m of text.matchAll(re)) {
+      const hit = { start: m.index, end: m.index + m[0].length, word: m[0], direction };
+      if (!hits.some((h) => hit.start < h.end && h.start < hit.end)) hits.push(hit);
+    }
+  };
+  add(FLAT_WORDS, 'flat');
+  add(UP_WORDS, 'up');
+  add(DOWN_WORDS, 'down');
+  add(OTHER_TREND, 'trend');
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+function aboutSomethingElse(text: string, hit: WordHit): boolean {
+  if (/^lost$/i.test(hit.word) && /^\s*to\s+follow/i.test(text.slice(hit.end))) return true;
+  const near = [...wordsBefore(text, hit.start, 2), ...wordsAfter(text, hit.end, 2)];
+  return near.some((w) => NOT_A_MEASUREMENT.test(w));
+}
+
+/** Every trend claim in the answer, bound to a selected series. */
+export function trendClaims(answer: string, selected: readonly SelectedSeries[]): TrendClaim[] {
+  const series = selected.map((s) => s.series);
+  const mentions = findMentions(answer, series);
+  const claims: TrendClaim[] = [];
+  for (const sentence of splitSentences(answer)) {
+    for (const clause of splitClauses(sentence)) {
+      if (UNSUPPORTED_TREND.test(clause.text)) continue;
+      for (const hit of wordHits(clause.text)) {
+        if (aboutSomethingElse(clause.text, hit)) continue;
+        const at = { start: clause.start + hit.start, end: clause.start + hit.end };
+        if (mentions.some((m) => m.kind === 'phrase' && at.start >= m.start && at.end <= m.end)) continue;
+        if (incidental(answer, at, hit, mentions)) continue;
+        if (/^no longer$/i.test(wordsBefore(clause.text, hit.start, 2).join(' '))) continue;
+        const negated = hit.direction !== 'flat' && negatedBefore(clause.text, hit.start, 3);
+        for (const s of bind(answer, clause, sentence, at, hit, mentions, series)) {
+          claims.push({ series: s, direction: hit.direction, negated, clause, sentence, word: hit.word });
+        }
+      }
+    }
+  }
+  return claims;
+}
+
+function isMentionAt(mentions: readonly Mention[], start: number, end: number): boolean {
+  return mentions.some((m) => start < m.end && m.start < end);
+}
+
+/**
+ * Direction words that do not assert a change of a charted series: advice or modality ("counselled
+ * for weight gain"), an -ing adjective of another noun ("rising viral load"), or a noun compound of
+ * another noun ("hearing loss", "a 4 kg loss").
+ */
+function incidental(answer: string, at: { start: number; end: number }, hit: WordHit, mentions: readonly Mention[]): boolean {
+  if (wordsBefore(answer, at.start, 3).some((w) => NOT_ASSERTED.test(w))) return true;
+  if (/ing$/i.test(hit.word) && !isMentionAt(mentions, at.start, at.end)) {
+    const next = /^[ \t]+([\p{L}\p{N}'’-]+)/u.exec(answer.slice(at.end));
+    if (next && !PREDICATE_NEXT.test(next[1].toLowerCase())) {
+      const from = at.end + next[0].length - next[1].length;
+      if (!isMentionAt(mentions, from, from + next[1].length)) return true;
+    }
+  }
+  if (NOUN_FORM.test(hit.word)) {
+    const prev = /([\p{L}\p{N}'’-]+)[ \t]+$/u.exec(answer.slice(0, at.start));
+    if (prev && !NOUN_PREV.test(prev[1].toLowerCase()) && !isMentionAt(mentions, prev.index, prev.index + prev[1].length)) return true;
+  }
+  return false;
+}
+
+function distance(m: Mention, at: { start: number; end: number }): number {
+  if (m.end <= at.start) return at.start - m.end;
+  if (m.start >= at.end) return m.start - at.end;
+  return 0;
+}
+
+function bind(
+  answer: string,
+  clause: Piece,
+  sentence: Piece,
+  at: { start: number; end: number },
+  hit: WordHit,
+  mentions: readonly Mention[],
+  series: readonly NumericSeries[],
+): NumericSeries[] {
+  const inClause = mentions.filter((m) => m.start >= clause.start && m.end <= clause.start + clause.text.length);
+  if (inClause.length > 0) {
+    const nearest = [...inClause].sort((a, b) => distance(a, at) - distance(b, at) || b.start - a.start)[0];
+    return unique(coordinatedGroup(nearest, mentions, answer).map((m) => m.series));
+  }
+  const carried = mentions.filter((m) => m.start >= sentence.start && m.end <= clause.start).pop();
+  if (carried) return unique(coordinatedGroup(carried, mentions, answer).map((m) => m.series));
+  if (!PRONOUN_SUBJECT.test(clause.text.slice(0, hit.start).trim())) return [];
+  const earlier = mentions.filter((m) => m.end <= at.start && at.start - m.end <= PRONOUN_REACH).pop();
+  if (earlier) return unique(coordinatedGroup(earlier, mentions, answer).map((m) => m.series));
+  return series.length === 1 ? [series[0]] : [];
+}
+
+function unique<T>(xs: readonly T[]): T[] {
+  return [...new Set(xs)];
+}

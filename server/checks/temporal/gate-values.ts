@@ -1,0 +1,239 @@
+/**
+ * date_value_binding (§6.3): per sentence with ISO dates, every value attributed to a selected series
+ * must be a documented value, and a value bound to a date must be that series' value on that date.
+ * Binding is explicit before it is positional: "respectively" and grouped lists pair in order, then
+ * tight adjacency ("52 kg on D", "D: 52 kg"), then a lone value with a lone date, then the mutually
+ * nearest value inside a comma-delimited segment. A value with no binding is only checked for
+ * existence, so an unclear sentence can never be failed on a guessed date.
+ */
+import { makeCheck, NO_RESULT, sameValue, type CheckResult, type GateContext } from './gate-common';
+import { readValues, type ValueToken } from './gate-numbers';
+import { findMentions, seriesSummaryPatch } from './gate-series';
+import { findDateLikeTokens } from './gate-dates';
+import { blankMarkers, blankSpans, findIsoDates, splitSentences, type IsoDate, type Piece } from './text';
+import type { GateCheck, NumericSeries, SeriesPoint } from './types';
+
+const MAX_FAILURES_PER_SERIES = 3;
+/** "52 kg on D", "52 kg (D)", "52 kg | D". */
+const VALUE_THEN_DATE = /^[\s(|]*(?:(?:on|at|in|as of|dated|recorded|measured|documented|taken|obtained|noted)\s+(?:on\s+|at\s+)?)?(?:the\s+)?$/i;
+/** "D: 52 kg", "D | 52 kg" — a date introducing what follows. */
+const DATE_HEADER = /^[\s]*[:|]/;
+/** "D, weight was 52 kg" (series names are blanked before this test). */
+const DATE_THEN_VALUE = /^[\s:,|)=\-–—]*(?:(?:the|a|an|patient['’]?s?|was|were|is|of|at|measured|recorded|documented|reading|value|level|count|weighed|measurement|result|it)\s*[:,=]?\s*){0,4}$/i;
+/** Other events a date may belong to: a value next to them is not "on" that date. */
+const OTHER_EVENT = /\b(?:return|next|scheduled|appointment|follow[- ]?up|start|started|initiat\w*|began|begin|diagnos\w*|enrol\w*|admi\w*|discharg\w*|prescrib\w*|since|after|before|until|prior|born|birth)\b/i;
+const MAX_NEAREST_WORDS = 6;
+
+interface Binding {
+  token: ValueToken;
+  date: string | null;
+}
+
+interface Failure {
+  message: string;
+  indices: number[];
+}
+
+export function checkDateValues(ctx: GateContext): CheckResult {
+  const series = ctx.selected.map((s) => s.series);
+  if (series.length === 0) return NO_RESULT;
+  const failures = new Map<NumericSeries, Failure[]>();
+  const verified = new Map<NumericSeries, SeriesPoint[]>();
+  const claims = new Map<NumericSeries, string>();
+  for (const sentence of splitSentences(ctx.answer)) {
+    const dates = findIsoDates(sentence.text);
+    if (dates.length === 0) continue;
+    for (const b of bindSentence(sentence.text, dates, series)) {
+      const s = b.token.series as NumericSeries;
+      const outcome = judge(s, b);
+      if (outcome.ok) push(verified, s, ...outcome.points);
+      else if ((failures.get(s)?.length ?? 0) < MAX_FAILURES_PER_SERIES) {
+        push(failures, s, outcome.failure);
+        if (!claims.has(s)) claims.set(s, sentence.text);
+      }
+    }
+  }
+  return toResult(ctx, series, failures, verified, claims);
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void {
+  map.set(key, [...(map.get(key) ?? []), ...values]);
+}
+
+/** Attributed values of one sentence with the date each is bound to (null = unbound). */
+export function bindSentence(text: string, dates: readonly IsoDate[], series: readonly NumericSeries[]): Binding[] {
+  const blanked = blankSpans(blankMarkers(text), [...dates, ...findDateLikeTokens(text)]);
+  const mentions = findMentions(blanked, series);
+  const parts = splitParts(blanked);
+  const partEnd = (at: number) => {
+    const p = parts.find((q) => at >= q.start && at <= q.start + q.text.length);
+    return p ? p.start + p.text.length : blanked.length;
+  };
+  const tokens = readValues(blanked, mentions, series, partEnd).filter((t) => t.series !== null);
+  const out: Binding[] = [];
+  for (const part of parts) {
+    const inPart = (x: { start: number }) => x.start >= part.start && x.start < part.start + part.text.length;
+    for (const s of series) {
+      const values = tokens.filter((t) => t.series === s && inPart(t));
+      if (values.length > 0) out.push(...bindPart(blanked, part, values, dates.filter(inPart), mentions.map((m) => ({ start: m.start, end: m.end }))));
+    }
+  }
+  return out;
+}
+
+/** `;` and line breaks separate claims; commas do not ("On D1 and D2, weight was 53 and 52 kg"). */
+function splitParts(text: string): Piece[] {
+  const out: Piece[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/;/g)) {
+    out.push({ text: text.slice(from, m.index), start: from });
+    from = m.index + 1;
+  }
+  out.push({ text: text.slice(from), start: from });
+  return out;
+}
+
+function bindPart(text: string, part: Piece, values: ValueToken[], dates: IsoDate[], names: Array<{ start: number; end: number }>): Binding[] {
+  const bound = new Map<ValueToken, string>();
+  if (/\brespectively\b/i.test(part.text)) {
+    if (dates.length === values.length) values.forEach((v, i) => bound.set(v, dates[i].iso));
+    else if (dates.length === 1) values.forEach((v) => bound.set(v, dates[0].iso));
+    return values.map((token) => ({ token, date: bound.get(token) ?? null }));
+  }
+  if (values.length >= 2 && grouped(text, values, dates)) {
+    values.forEach((v, i) => bound.set(v, dates[i].iso));
+  } else {
+    for (const v of values) {
+      const d = adjacentDate(text, v, dates, names);
+      if (d) bound.set(v, d.iso);
+    }
+    const loose = values.filter((v) => !bound.has(v));
+    if (values.length === 1 && dates.length === 1 && loose.length === 1 && !OTHER_EVENT.test(gap(text, loose[0], dates[0]))) bound.set(loose[0], dates[0].iso);
+    for (const v of values.filter((x) => !bound.has(x))) {
+      const d = nearestInSegment(text, v, dates, values);
+      if (d) bound.set(v, d.iso);
+    }
+  }
+  return values.map((token) => ({ token, date: bound.get(token) ?? null }));
+}
+
+function gap(text: string, v: ValueToken, d: IsoDate): string {
+  return d.start >= v.unitEnd ? text.slice(v.unitEnd, d.start) : text.slice(d.end, v.start);
+}
+
+/** "On D1 and D2 weight was 53 and 52 kg": equal-length lists, not interleaved, pair in order. */
+function grouped(text: string, values: readonly ValueToken[], dates: readonly IsoDate[]): boolean {
+  if (dates.length !== values.length) return false;
+  const vFirst = values[0].start;
+  const vLast = values[values.length - 1].unitEnd;
+  const dFirst = dates[0].start;
+  const dLast = dates[dates.length - 1].end;
+  if (vLast <= dFirst) return !OTHER_EVENT.test(text.slice(vLast, dFirst));
+  if (dLast <= vFirst) return !OTHER_EVENT.test(text.slice(dLast, vFirst));
+  return false;
+}
+
+/**
+ * The date written right next to the value. "52 kg on D" beats a preceding "D, …"; a header date
+ * ("D: …") binds only forward; two equally strong candidates bind nothing.
+ */
+function adjacentDate(text: string, v: ValueToken, dates: readonly IsoDate[], names: ReadonlyArray<{ start: number; end: number }>): IsoDate | null {
+  const scored: Array<{ d: IsoDate; score: number }> = [];
+  const after = dates.find((d) => d.start >= v.unitEnd);
+  if (after && !DATE_HEADER.test(text.slice(after.end)) && VALUE_THEN_DATE.test(text.slice(v.unitEnd, after.start))) {
+    const between = text.slice(v.unitEnd, after.start).trim();
+    scored.push({ d: after, score: between === '' ? 1 : 3 });
+  }
+  const before = [...dates].reverse().find((d) => d.end <= v.start);
+  if (before) {
+    const between = blankSpans(text.slice(0, v.start), names).slice(before.end);
+    if (DATE_THEN_VALUE.test(between)) scored.push({ d: before, score: DATE_HEADER.test(between) ? 3 : 2 });
+  }
+  scored.sort((a, b) => b.score - a.score);
+  if (scored.length === 0 || (scored.length === 2 && scored[0].score === scored[1].score)) return null;
+  return scored[0].d;
+}
+
+/** Mutually nearest date and value inside one comma/parenthesis-delimited segment, a few words apart. */
+function nearestInSegment(text: string, v: ValueToken, dates: readonly IsoDate[], values: readonly ValueToken[]): IsoDate | null {
+  const seg = segmentOf(text, v.start);
+  const inSeg = <T extends { start: number }>(xs: readonly T[]) => xs.filter((x) => x.start >= seg.start && x.start < seg.end);
+  const segDates = inSeg(dates);
+  const segValues = inSeg(values);
+  const nearestDate = closest(segDates, (d) => distance(v, d));
+  if (!nearestDate) return null;
+  const back = closest(segValues, (x) => distance(x, nearestDate));
+  if (back !== v) return null;
+  const between = gap(text, v, nearestDate);
+  if (OTHER_EVENT.test(between) || (between.match(/[\p{L}\p{N}]+/gu) ?? []).length > MAX_NEAREST_WORDS) return null;
+  return nearestDate;
+}
+
+function segmentOf(text: string, at: number): { start: number; end: number } {
+  const left = Math.max(...[',', '(', ')'].map((c) => text.lastIndexOf(c, at - 1)));
+  const rights = [',', '(', ')'].map((c) => text.indexOf(c, at)).filter((i) => i >= 0);
+  return { start: left + 1, end: rights.length > 0 ? Math.min(...rights) : text.length };
+}
+
+function distance(v: ValueToken, d: IsoDate): number {
+  return d.start >= v.unitEnd ? d.start - v.unitEnd : Math.max(0, v.start - d.end);
+}
+
+function closest<T>(xs: readonly T[], dist: (x: T) => number): T | null {
+  let best: T | null = null;
+  let bestD = Infinity;
+  let tie = false;
+  for (const x of xs) {
+    const d = dist(x);
+    if (d < bestD) [best, bestD, tie] = [x, d, false];
+    else if (d === bestD) tie = true;
+  }
+  return tie ? null : best;
+}
+
+type Judgement = { ok: true; points: SeriesPoint[] } | { ok: false; failure: Failure };
+
+function judge(s: NumericSeries, b: Binding): Judgement {
+  const v = b.token;
+  const written = `${v.value}${s.points[0]?.unit ? ` ${s.points[0].unit}` : ''}`;
+  const matches = s.points.filter((p) => sameValue(v.value, v.decimals, p.value));
+  if (b.date === null) {
+    if (matches.length > 0) return { ok: true, points: matches };
+    return { ok: false, failure: { message: `${written} is not a documented ${s.concept} value.`, indices: [] } };
+  }
+  const onDate = s.points.find((p) => p.date === b.date);
+  if (!onDate) {
+    return { ok: false, failure: { message: `No ${s.concept} measurement is documented on ${b.date} (the answer gives ${written}).`, indices: matches.map((p) => p.index) } };
+  }
+  if (!sameValue(v.value, v.decimals, onDate.value)) {
+    const also = matches.length === 0 ? ' and is not a documented value' : '';
+    return { ok: false, failure: { message: `${s.concept} on ${b.date} was ${onDate.value}${onDate.unit ? ` ${onDate.unit}` : ''}, not ${written}${also}.`, indices: [onDate.index] } };
+  }
+  return { ok: true, points: [onDate] };
+}
+
+function toResult(
+  ctx: GateContext,
+  series: readonly NumericSeries[],
+  failures: Map<NumericSeries, Failure[]>,
+  verified: Map<NumericSeries, SeriesPoint[]>,
+  claims: Map<NumericSeries, string>,
+): CheckResult {
+  const checks: GateCheck[] = [];
+  let patchFor: NumericSeries | null = null;
+  for (const s of series) {
+    const failed = failures.get(s) ?? [];
+    for (const f of failed) {
+      checks.push(makeCheck('date_value_binding', 'fail', 'block', claims.get(s) ?? '', f.message, f.indices));
+    }
+    if (failed.length > 0) patchFor ??= s;
+    const ok = verified.get(s) ?? [];
+    if (failed.length === 0 && ok.length > 0) {
+      const pts = [...new Set(ok)];
+      const listed = pts.map((p) => `${p.value} on ${p.date}`).join(', ');
+      checks.push(makeCheck('date_value_binding', 'pass', 'block', `${s.concept}: ${listed}`, `Every dated ${s.concept} value in the answer matches the chart.`, pts.map((p) => p.index)));
+    }
+  }
+  const patch = patchFor ? seriesSummaryPatch(patchFor, ctx.trendAsked) : null;
+  return { checks, patch };
+}

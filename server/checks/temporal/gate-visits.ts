@@ -1,0 +1,244 @@
+/**
+ * upcoming_date and last_visit (§6.3). Both bind a date to a phrase before judging it: a date is an
+ * "upcoming" claim only when a future framing ("next appointment is", "scheduled for") introduces it
+ * in the same clause, is not negated and is not historical ("previous anticipated follow-up", "was
+ * scheduled for"); a date is a last-visit claim only when a positive "last/most recent visit" phrase
+ * introduces it. Unbound dates are never judged.
+ */
+import { makeCheck, type CheckResult, type GateContext, type Patch } from './gate-common';
+import { countWords, findIsoDates, negatedBefore, splitClauses, splitSentences, wordsBefore, type IsoDate, type Piece } from './text';
+import type { AppointmentCandidate, GateCheck } from './types';
+
+const UPCOMING_TRIGGER = /\b(?:upcoming|future|next|scheduled|appointments?|follow[- ]?ups?|return[- ]visits?)\b/i;
+const FUTURE_WORD = '(?:upcoming|future|next|further|subsequent|forthcoming|scheduled|planned|pending|booked)';
+const APPT_NOUN = '(?:appointments?|visits?|follow[- ]?ups?|return[- ]visits?|reviews?|clinic\\s+(?:visits?|dates?)|dates?)';
+const FILLER =
+  '(?:a|an|any|the|other|more|documented|recorded|known|listed|further|have|has|show|shows|list|lists|document|documents|record|records|mention|mentions|contain|contains|include|includes|indicate|indicates|appear|appears|be|been|there|is|are|currently|yet)';
+/** A present-tense statement that nothing is upcoming, bounded to one clause. */
+const NO_UPCOMING = [
+  new RegExp(`(?:\\bno|\\bnot|\\bnone|\\bwithout|n't)\\s+(?:${FILLER}\\s+){0,3}${FUTURE_WORD}\\b(?:[\\s-]+\\w+){0,2}?[\\s-]+${APPT_NOUN}\\b`, 'i'),
+  new RegExp(`(?:\\bno|\\bnot\\s+any|\\bwithout)\\s+(?:${FILLER}\\s+){0,2}${APPT_NOUN}\\b(?:\\s+(?:is|are|has|have|been|currently|yet|documented|recorded|found|listed))*\\s+(?:scheduled|planned|booked|upcoming|pending|after|beyond)\\b`, 'i'),
+  /\b(?:none|nothing)\s+(?:(?:is|are|has|have|been|currently)\s+)*(?:scheduled|planned|booked|upcoming|pending)\b/i,
+];
+/** Subordinate clauses report background, not the answer's claim ("Although no follow-up …"). */
+const SUBORDINATE = /^(?:although|though|because|since|when|whenever|after|before|if|unless|while|whereas|as)\b/i;
+/** Phrases that frame the following date as a future appointment. */
+const FRAME = new RegExp(
+  `\\b(?:(?:next|upcoming|future|forthcoming|subsequent)\\s+(?:[\\w-]+\\s+){0,2}?${APPT_NOUN}|scheduled\\s+(?:for|on)|due\\s+(?:on|for|by)|planned\\s+(?:for|on)|booked\\s+(?:for|on)|expected\\s+(?:on|back)|anticipated|will\\s+(?:be\\s+seen|return|come\\s+back|attend)|(?:should|to)\\s+return)\\b`,
+  'gi',
+);
+const HISTORICAL = /\b(?:previous|previously|prior|earlier|past|last|latest|most recent|historical|historically|former|formerly|originally|initially|was|were|had|missed|attended|completed|already)\b/i;
+const DATE_BEFORE_FRAME = /^\s*(?:\[[^\]]*\]\s*)?(?:is|will\s+be)\s+(?:the\s+)?(?:patient['’]s\s+)?$/i;
+const FRAME_REACH = 80;
+
+const LAST_VISIT_TRIGGER = /\b(?:last|most[\s-]recent|latest)\b[^.?!\n]{0,40}?\b(?:visit|encounter|consultation|seen)\b/i;
+const LAST_VISIT = new RegExp(
+  '\\b(?:(?:last|most[\\s-]recent|latest)\\s+(?:(?:clinical|clinic|documented|recorded|known|in-person|outpatient|follow[- ]?up|hiv|art|care)\\s+){0,2}(?:visit|encounter|consultation)s?|(?:was\\s+)?(?:last|most\\s+recently)\\s+seen|seen\\s+(?:most\\s+recently|last))\\b',
+  'gi',
+);
+/** "the last visit before ART start" is not the overall last visit. */
+const QUALIFIED = /^\s*(?:before|prior\s+to|preceding|until|ahead\s+of|of\s+\d{4}|in\s+\d{4})\b/i;
+const OTHER_DATE_FRAME = /\b(?:return|next|scheduled|upcoming|appointment|follow[- ]?up|started|initiat\w*|enrol\w*|diagnos\w*|admi\w*|discharg\w*|born|birth|due|planned)\b/i;
+const LAST_VISIT_REACH = 120;
+const SHORT_ANSWER_WORDS = 12;
+
+export const UPCOMING_FALLBACK_NOTE = 'No upcoming appointment is documented after';
+
+// ---- upcoming_date --------------------------------------------------------------------------------
+
+export function checkUpcoming(ctx: GateContext): CheckResult {
+  if (!UPCOMING_TRIGGER.test(`${ctx.question}\n${ctx.answer}`)) return { checks: [], patch: null };
+  const cands = ctx.facts.appointment_candidates;
+  const checks: GateCheck[] = [];
+  let patch: Patch | null = null;
+  const none = noUpcomingClause(ctx.answer);
+  if (none) {
+    if (cands.future.length > 0) {
+      checks.push(makeCheck('upcoming_date', 'fail', 'block', none, `The answer says nothing is upcoming, but the chart documents a future candidate on ${cands.future[0].date}.`, cands.future.map((c) => c.index)));
+      patch = futurePatch(cands.future[0]);
+    } else {
+      checks.push(makeCheck('upcoming_date', 'pass', 'warn', none, 'The answer says nothing is upcoming and the chart documents no future return-visit/appointment candidate.', cands.all.map((c) => c.index)));
+    }
+  }
+  for (const framed of framedDates(ctx.answer)) {
+    const judged = judgeFramed(ctx, framed);
+    if (judged) checks.push(judged);
+    if (judged?.status === 'fail') patch ??= pastFramedPatch(ctx);
+  }
+  const warned = appointmentWording(ctx);
+  if (warned) checks.push(warned);
+  return { checks, patch };
+}
+
+function noUpcomingClause(answer: string): string | null {
+  for (const sentence of splitSentences(answer)) {
+    for (const clause of splitClauses(sentence)) {
+      if (SUBORDINATE.test(clause.text)) continue;
+      if (NO_UPCOMING.some((re) => re.test(clause.text))) return clause.text;
+    }
+  }
+  return null;
+}
+
+interface FramedDate {
+  iso: string;
+  clause: string;
+}
+
+/** Dates introduced by a future framing inside one clause, excluding negated and historical ones. */
+export function framedDates(answer: string): FramedDate[] {
+  const out: FramedDate[] = [];
+  for (const sentence of splitSentences(answer)) {
+    for (const clause of splitClauses(sentence)) {
+      for (const m of clause.text.matchAll(FRAME)) {
+        if (negatedBefore(clause.text, m.index, 3) || NO_UPCOMING.some((re) => re.test(clause.text.slice(0, m.index + m[0].length + 40)))) continue;
+        const frameEnd = m.index + m[0].length;
+        const date = dateAfter(clause, frameEnd) ?? dateBefore(clause, m.index);
+        if (!date) continue;
+        const lead = wordsBefore(clause.text, m.index, 6).join(' ');
+        const between = date.start >= frameEnd ? clause.text.slice(frameEnd, date.start) : '';
+        // Past tense anywhere after the framing ("the next visit after D1 was on D2") is narration, and a
+        // date introduced by after/since/before is a reference point, not the appointment.
+        if (HISTORICAL.test(lead) || HISTORICAL.test(clause.text.slice(frameEnd))) continue;
+        if (date.start >= frameEnd && /\b(?:after|since|before|until|from)\s*$/i.test(between)) continue;
+        if (!out.some((o) => o.iso === date.iso)) out.push({ iso: date.iso, clause: clause.text });
+      }
+    }
+  }
+  return out;
+}
+
+function dateAfter(clause: Piece, from: number): IsoDate | null {
+  const d = findIsoDates(clause.text).find((x) => x.start >= from);
+  return d && d.start - from <= FRAME_REACH ? d : null;
+}
+
+/** "2026-04-01 is the next appointment". */
+function dateBefore(clause: Piece, frameStart: number): IsoDate | null {
+  const d = findIsoDates(clause.text).filter((x) => x.end <= frameStart).pop();
+  return d && DATE_BEFORE_FRAME.test(clause.text.slice(d.end, frameStart)) ? d : null;
+}
+
+function judgeFramed(ctx: GateContext, framed: FramedDate): GateCheck | null {
+  const ref = ctx.facts.reference_date;
+  if (ref === null) return null;
+  const cands = ctx.facts.appointment_candidates;
+  const same = cands.all.filter((c) => c.date === framed.iso).map((c) => c.index);
+  if (framed.iso < ref) {
+    const latest = latestPastReturnVisit(ctx);
+    return makeCheck('upcoming_date', 'fail', 'block', framed.clause, `${framed.iso} is framed as upcoming but is before the reference date ${ref}.`, latest ? [latest.index, ...same] : same);
+  }
+  if (framed.iso === ref) {
+    // The reference date itself may still be ahead within the day; report it, do not block.
+    return makeCheck('upcoming_date', 'warn', 'warn', framed.clause, `${framed.iso} is framed as upcoming and equals the reference date.`, same);
+  }
+  if (same.length > 0) return makeCheck('upcoming_date', 'pass', 'block', framed.clause, `${framed.iso} is a documented future return-visit/appointment candidate.`, same);
+  return null;
+}
+
+/** (d): the chart's candidates are observations ("Return visit date"), not Appointment resources. */
+function appointmentWording(ctx: GateContext): GateCheck | null {
+  const all = ctx.facts.appointment_candidates.all;
+  if (all.length === 0 || !/\bappointments?\b/i.test(ctx.answer) || /\breturn[- ]visit/i.test(ctx.answer)) return null;
+  if (all.some((c) => /appointment/i.test(c.concept))) return null;
+  const sentence = splitSentences(ctx.answer).find((s) => /\bappointments?\b/i.test(s.text))?.text ?? ctx.answer;
+  return makeCheck('upcoming_date', 'warn', 'warn', sentence, 'The chart documents return-visit date observations, not formal Appointment resources.', all.map((c) => c.index));
+}
+
+function futurePatch(c: AppointmentCandidate): Patch {
+  return { answer: `The chart documents a future return-visit/appointment candidate on ${c.date} [${c.index}].`, citations: [c.index] };
+}
+
+function latestPastReturnVisit(ctx: GateContext): { date: string; index: number } | null {
+  const rv = ctx.facts.return_visit_dates.filter((r) => r.relation_to_reference === 'past').map((r) => ({ date: r.value_date, index: r.index }));
+  const pool = rv.length > 0 ? rv : ctx.facts.appointment_candidates.past.map((c) => ({ date: c.date, index: c.index }));
+  return pool.reduce<{ date: string; index: number } | null>((best, c) => (best === null || c.date >= best.date ? c : best), null);
+}
+
+/** A past date framed as upcoming: point at the real future candidate when one exists. */
+function pastFramedPatch(ctx: GateContext): Patch {
+  const future = ctx.facts.appointment_candidates.future;
+  if (future.length > 0) return futurePatch(future[0]);
+  const head = `${UPCOMING_FALLBACK_NOTE} ${ctx.facts.reference_date}.`;
+  const latest = latestPastReturnVisit(ctx);
+  if (!latest) return { answer: head, citations: [] };
+  return { answer: `${head} The latest return-visit date found is ${latest.date}, which is before the reference date [${latest.index}].`, citations: [latest.index] };
+}
+
+// ---- last_visit -------------------------------------------------------------------------------------
+
+interface LastVisitClaim {
+  iso: string;
+  claim: string;
+}
+
+export function checkLastVisit(ctx: GateContext): CheckResult {
+  if (!mentionsLastVisit(ctx.question) && !mentionsLastVisit(ctx.answer)) return { checks: [], patch: null };
+  const claims = lastVisitClaims(ctx.answer, mentionsLastVisit(ctx.question));
+  if (claims.length === 0) return { checks: [], patch: null };
+  const enc = ctx.facts.last_clinical_encounter;
+  const checks: GateCheck[] = [];
+  let patch: Patch | null = null;
+  for (const c of claims) {
+    if (enc === null) {
+      checks.push(makeCheck('last_visit', 'fail', 'block', c.claim, 'The answer asserts a last visit, but the chart has no explicit visit/encounter record.', ctx.facts.latest_clinical_activity?.indices ?? []));
+      patch ??= noEncounterPatch(ctx);
+    } else if (c.iso !== enc.date) {
+      checks.push(makeCheck('last_visit', 'fail', 'block', c.claim, `The answer gives ${c.iso} as the last visit; the most recent documented encounter is ${enc.date}.`, enc.indices));
+      patch ??= { answer: `The most recent clinical visit/encounter documented in the chart is ${enc.date} ${enc.indices.map((i) => `[${i}]`).join('')}.`, citations: [...enc.indices] };
+    } else {
+      checks.push(makeCheck('last_visit', 'pass', 'block', c.claim, `${c.iso} is the most recent documented encounter.`, enc.indices));
+    }
+  }
+  return { checks, patch };
+}
+
+function mentionsLastVisit(text: string): boolean {
+  return [...text.matchAll(new RegExp(LAST_VISIT_TRIGGER, 'gi'))].some((m) => !/\breturn[- ]visit/i.test(m[0]));
+}
+
+function noEncounterPatch(ctx: GateContext): Patch {
+  const head = 'No explicit visit/encounter record is documented in the available chart.';
+  const act = ctx.facts.latest_clinical_activity;
+  if (!act) return { answer: head, citations: [] };
+  return { answer: `${head} The latest dated clinical activity is ${act.date} ${act.indices.map((i) => `[${i}]`).join('')}.`, citations: [...act.indices] };
+}
+
+/** Dates the answer asserts as the last visit. */
+export function lastVisitClaims(answer: string, questionAsks: boolean): LastVisitClaim[] {
+  const out: LastVisitClaim[] = [];
+  for (const sentence of splitSentences(answer)) {
+    for (const m of sentence.text.matchAll(LAST_VISIT)) {
+      const iso = boundLastVisitDate(sentence, m.index, m.index + m[0].length);
+      if (iso && !out.some((o) => o.iso === iso)) out.push({ iso, claim: sentence.text });
+    }
+  }
+  if (out.length > 0 || !questionAsks) return out;
+  return shortAnswerClaim(answer);
+}
+
+function boundLastVisitDate(sentence: Piece, start: number, end: number): string | null {
+  const text = sentence.text;
+  if (negatedBefore(text, start, 3) || QUALIFIED.test(text.slice(end))) return null;
+  const clause = splitClauses({ text, start: 0 }).find((c) => start >= c.start && start < c.start + c.text.length);
+  const clauseEnd = clause ? clause.start + clause.text.length : text.length;
+  const dates = findIsoDates(text);
+  const after = dates.find((d) => d.start >= end);
+  if (after && after.end <= clauseEnd && after.start - end <= LAST_VISIT_REACH) {
+    const between = text.slice(end, after.start);
+    if (!OTHER_DATE_FRAME.test(between) && !/\b(?:not|no|never)\b|n't\b/i.test(between)) return after.iso;
+    return null;
+  }
+  const before = dates.filter((d) => d.end <= start).pop();
+  if (before && /^\s*(?:\[[^\]]*\]\s*)?[,:]?\s*(?:was|is|marks)?\s*(?:the\s+)?(?:patient['’]s\s+)?$/i.test(text.slice(before.end, start))) return before.iso;
+  return null;
+}
+
+/** "2006-05-18 [7]." answering "When was the last visit?": a short, unframed, single-date answer. */
+function shortAnswerClaim(answer: string): LastVisitClaim[] {
+  const dates = [...new Set(findIsoDates(answer).map((d) => d.iso))];
+  const plain = answer.replace(/\[[^\]]*\]/g, ' ');
+  if (dates.length !== 1 || countWords(plain) > SHORT_ANSWER_WORDS) return [];
+  if (OTHER_DATE_FRAME.test(plain) || /\b(?:no|not|never|none)\b|n't\b/i.test(plain)) return [];
+  return [{ iso: dates[0], claim: answer }];
+}

@@ -1,0 +1,97 @@
+import { FakeRouter } from '../support/fake-router';
+import { postJson, startTestHub, traceLines } from '../support/hub';
+import type { RunningHub } from '../../server/main';
+
+const CHART = [
+  'Patient records (most recent first):',
+  '[1] (2026-03-02) Encounter: Adult Visit at Clinic A',
+  '[2] (2026-03-02) Finding — Weight (kg): 71 kg',
+  '[3] (2026-01-10) Finding — Weight (kg): 74 kg',
+  '[4] Assessment — Return visit date: 2026-04-01',
+].join('\n');
+const messages = (q: string) => [{ role: 'user', content: CHART }, { role: 'user', content: q }];
+const SWAPPED = 'Weight was 71 kg on 2026-01-10 [3] and 74 kg on 2026-03-02 [2].';
+const CORRECT = 'Weight decreased from 74 kg on 2026-01-10 [3] to 71 kg on 2026-03-02 [2].';
+const reply = (answer: string) => JSON.stringify({ answer, citations: [], blocks: [] });
+
+async function envelopeOf(res: Response) {
+  expect(res.status).toBe(200);
+  return JSON.parse(((await res.json()) as any).choices[0].message.content);
+}
+
+describe('temporal gate on answer legs (~warn, ~enforce)', () => {
+  let router: FakeRouter;
+  let hub: RunningHub;
+  beforeAll(async () => {
+    router = new FakeRouter({ models: ['gemma-4-12b'] });
+    await router.start();
+    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
+  });
+  afterAll(async () => {
+    await hub.close();
+    await router.stop();
+  });
+  beforeEach(() => router.reset());
+
+  test('~enforce: a draft that swaps two weights returns the patched answer and the original draft', async () => {
+    router.script({ content: reply(SWAPPED) });
+    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
+    expect(env.answer).not.toBe(SWAPPED);
+    expect(env.answer).toContain('74 kg on 2026-01-10');
+    expect(env.answer).toContain('71 kg on 2026-03-02');
+    expect(env.temporalGate).toMatchObject({ schema_version: 'temporal_gate.v1', mode: 'enforce', status: 'fail', applied: 'patch' });
+    expect(env.temporalGate.checks.map((c: { id: string }) => c.id)).toContain('date_value_binding');
+    expect(env.answerValidation).toMatchObject({ status: 'edited', label: 'Updated after check', originalAnswer: SWAPPED });
+    expect(env.citations.length).toBeGreaterThan(0);
+    const t = (await traceLines(hub)).pop()!;
+    expect(t.temporal_gate.applied).toBe('patch');
+  });
+
+  test('~enforce: a correct trend passes and is visibly checked', async () => {
+    router.script({ content: reply(CORRECT) });
+    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
+    expect(env.answer).toBe(CORRECT);
+    expect(env.temporalGate.status).toBe('pass');
+    expect(env.temporalGate.applied).toBe('none');
+    expect(env.temporalGate.checks.every((c: { status: string }) => c.status === 'pass')).toBe(true);
+    expect(env.answerValidation.status).toBe('checked');
+    expect(env.answerValidation.originalAnswer).toBeUndefined();
+  });
+
+  test('~warn reports the failure but never edits', async () => {
+    router.script({ content: reply(SWAPPED) });
+    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~warn', messages: messages('How has the weight changed?') }));
+    expect(env.answer).toBe(SWAPPED);
+    expect(env.temporalGate).toMatchObject({ mode: 'warn', status: 'fail', applied: 'none' });
+    expect(env.answerValidation.status).toBe('needs_review');
+  });
+
+  test('request context may switch a leg to warn', async () => {
+    router.script({ content: reply(SWAPPED) });
+    const env = await envelopeOf(
+      await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?'), context: { temporal_gate: 'warn' } }),
+    );
+    expect(env.answer).toBe(SWAPPED);
+    expect(env.temporalGate.mode).toBe('warn');
+  });
+
+  test('a past return visit called upcoming is patched with the fact that cites its record', async () => {
+    const chart = ['Patient records (most recent first):', '[1] (2026-03-02) Encounter: Visit', '[2] (2026-01-10) Assessment — Return visit date: 2026-02-01'].join('\n');
+    router.script({ content: reply('The next appointment is on 2026-02-01 [2].') });
+    const env = await envelopeOf(
+      await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: [{ role: 'user', content: chart }, { role: 'user', content: 'When is the next appointment?' }] }),
+    );
+    expect(env.temporalGate.checks.find((c: { id: string }) => c.id === 'upcoming_date')?.status).toBe('fail');
+    expect(env.answer).toContain('2026-02-01');
+    expect(env.answer).toContain('[2]');
+    expect(env.answerValidation.originalAnswer).toBe('The next appointment is on 2026-02-01 [2].');
+  });
+
+  test('the writer sees the temporal facts first in the shared context message', async () => {
+    router.script({ content: reply(CORRECT) });
+    await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?') });
+    const prompt: string = router.chatRequests()[0].body.messages[0].content;
+    expect(prompt.indexOf('"reference_date":"2026-03-10"')).toBeGreaterThan(-1);
+    expect(prompt.indexOf('reference_date')).toBeLessThan(prompt.indexOf('Patient records (most recent first):'));
+  });
+});
