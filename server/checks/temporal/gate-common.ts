@@ -36,13 +36,16 @@ export interface CheckResult {
   patch: Patch | null;
 }
 
-export const NO_RESULT: CheckResult = Object.freeze({ checks: [], patch: null }) as CheckResult;
+/** A fresh empty result (never shared, so no caller can mutate another's). */
+export function noResult(): CheckResult {
+  return { checks: [], patch: null };
+}
 
 export function makeCheck(id: string, status: CheckStatus, severity: 'block' | 'warn', claim: string, reason: string, indices: readonly number[]): GateCheck {
   return { id, status, severity, claim: truncateClaim(claim), reason, source_indices: uniqueIndices(indices) };
 }
 
-export function uniqueIndices(indices: readonly number[]): number[] {
+function uniqueIndices(indices: readonly number[]): number[] {
   return [...new Set(indices.filter((i) => Number.isInteger(i) && i > 0))];
 }
 
@@ -63,7 +66,7 @@ export function sameValue(written: number, decimals: number, chart: number): boo
   return decimals < decimalsOf(chart) && Math.abs(Math.round(chart * factor) / factor - written) < 1e-9;
 }
 
-export function decimalsOf(n: number): number {
+function decimalsOf(n: number): number {
   const s = String(n);
   const dot = s.indexOf('.');
   return dot < 0 ? 0 : s.length - dot - 1;

@@ -5,7 +5,7 @@
  * valid ISO dates absent from the ledger. The scanner is shared with date_value_binding, which must
  * not read the digits of a malformed date as measurements.
  */
-import { makeCheck, type CheckResult, type GateContext } from './gate-common';
+import { makeCheck, noResult, type CheckResult, type GateContext } from './gate-common';
 import { findIsoDates, isCalendarDate, type IsoDate } from './text';
 
 export interface DateLikeToken {
@@ -80,6 +80,6 @@ export function checkDateFormat(ctx: GateContext): CheckResult {
     return { checks: [makeCheck('date_format', 'fail', 'block', claim, `Dates must be copied verbatim from the date ledger: ${offences.join('; ')}.`, [])], patch: null };
   }
   const isos = [...new Set(findIsoDates(ctx.answer).map((d: IsoDate) => d.iso))];
-  if (isos.length === 0) return { checks: [], patch: null };
+  if (isos.length === 0) return noResult();
   return { checks: [makeCheck('date_format', 'pass', 'block', isos.join(', '), 'Every date in the answer is an exact ISO date from the date ledger.', [])], patch: null };
 }

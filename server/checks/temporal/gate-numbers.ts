@@ -17,7 +17,7 @@ export interface ValueToken {
   end: number;
   /** End of the unit written after the number (== end without one). */
   unitEnd: number;
-  /** Selected series whose unit the number carries. */
+  /** Series (of the whole chart) whose unit the number carries. */
   unitSeries: NumericSeries[];
   /** Carries some other unit or noun ("14 years", "20 kg/m2", "3 visits"). */
   foreign: boolean;
@@ -40,6 +40,8 @@ const SKIP_BEFORE = new Set([
   'range', 'target', 'goal', 'threshold', 'cutoff', 'limit', 'minus', 'plus', 'another', 'additional', 'extra', 'total',
   'increased', 'decreased', 'rose', 'fell', 'dropped', 'declined', 'climbed', 'grew', 'delta', 'reference', 'within',
 ]);
+/** A reference range or threshold, not a patient value ("normal range of 12-16 g/dL"). */
+const REFERENCE_WORDS = /^(?:normal|range|reference|target|goal|threshold|cutoff|limit|lln|uln)$/;
 const CHANGE_NOUNS = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|delta|deficit)$/;
 const SKIP_AFTER = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|lighter|heavier|less|more|higher|lower|above|below|over|under)$/;
 /** After a matched unit: it is only the start of a longer unit (`kg/m2`, `kg per m²`, `kg·m⁻²`). */
@@ -57,8 +59,9 @@ function unitPattern(unit: string): RegExp | null {
   return new RegExp(`^\\s*(?:${body}${mm3})`, 'iu');
 }
 
+/** The series' units without trailing annotations (`kg (normal)` → `kg`). */
 function seriesUnits(series: NumericSeries): string[] {
-  return [...new Set(series.points.map((p) => p.unit.trim()).filter(Boolean))];
+  return [...new Set(series.points.map((p) => p.unit.replace(/\s*[([].*$/, '').trim()).filter(Boolean))];
 }
 
 /** Length of the series unit written at the start of `after`, -1 when absent, -2 when part of a longer unit. */
@@ -75,7 +78,7 @@ function unitMatch(after: string, series: NumericSeries): number {
 }
 
 /** One raw number with its unit reading; null for parts of codes, ratios and times. */
-function readNumber(text: string, m: RegExpMatchArray, selected: readonly NumericSeries[]): ValueToken | null {
+function readNumber(text: string, m: RegExpMatchArray, all: readonly NumericSeries[]): ValueToken | null {
   const start = m.index ?? 0;
   const end = start + m[0].length;
   const before = text[start - 1] ?? '';
@@ -95,13 +98,13 @@ function readNumber(text: string, m: RegExpMatchArray, selected: readonly Numeri
     }
   }
   const token: ValueToken = { value, decimals: (literal.split('.')[1] ?? '').length, start, end, unitEnd: end, unitSeries: [], foreign: false, skip, series: null };
-  readUnit(token, after, selected);
+  readUnit(token, after, all);
   return token;
 }
 
-function readUnit(token: ValueToken, after: string, selected: readonly NumericSeries[]): void {
+function readUnit(token: ValueToken, after: string, all: readonly NumericSeries[]): void {
   let longer = false;
-  for (const s of selected) {
+  for (const s of all) {
     const len = unitMatch(after, s);
     if (len === -2) longer = true;
     if (len > 0) {
@@ -153,6 +156,7 @@ function markSkips(text: string, t: ValueToken): void {
   const last = prev[prev.length - 1];
   if (last !== undefined && SKIP_BEFORE.has(last)) t.skip = true;
   if (last === 'of' && prev.length === 2 && CHANGE_NOUNS.test(prev[0])) t.skip = true;
+  if (wordsBeforeAt(text, t.start, 3).some((w) => REFERENCE_WORDS.test(w.word))) t.skip = true;
   // "2 kg loss", "2 kg weight loss"; a continuation word ("52 kg on …") ends the look-ahead.
   const next = (text.slice(t.unitEnd).match(/[\p{L}]+/gu) ?? []).slice(0, 2).map((w) => w.toLowerCase());
   if (next[0] !== undefined && SKIP_AFTER.test(next[0])) t.skip = true;
@@ -194,30 +198,35 @@ function isYearLike(t: ValueToken): boolean {
   return t.decimals === 0 && t.value >= 1900 && t.value <= 2100 && t.unitSeries.length === 0;
 }
 
+/**
+ * A unit shared by several charted series (systolic and diastolic mmHg) names none of them: the
+ * series name must then be among the three words before the value. A unit that belongs only to an
+ * unselected series (height `cm` in a weight answer) attributes nothing.
+ */
 function attribute(text: string, t: ValueToken, mentions: readonly Mention[], selected: readonly NumericSeries[]): void {
   if (t.series !== null || t.skip || t.foreign) return;
   if (t.unitSeries.length === 1) {
-    t.series = t.unitSeries[0];
+    t.series = selected.includes(t.unitSeries[0]) ? t.unitSeries[0] : null;
   } else if (t.unitSeries.length > 1) {
-    t.series = namedBefore(text, t, mentions, t.unitSeries) ?? nearestPreceding(t, mentions, t.unitSeries);
+    t.series = namedBefore(text, t, mentions, t.unitSeries.filter((s) => selected.includes(s)));
   } else if (!isYearLike(t)) {
     t.series = namedBefore(text, t, mentions, selected);
   }
 }
 
-function nearestPreceding(t: ValueToken, mentions: readonly Mention[], among: readonly NumericSeries[]): NumericSeries | null {
-  const before = mentions.filter((m) => m.end <= t.start && among.includes(m.series));
-  if (before.length === 0) return null;
-  const last = before[before.length - 1];
-  return before.filter((m) => m.start === last.start).length === 1 ? last.series : null;
-}
-
 /**
- * All values of a (blanked) sentence with their series attribution; `clauseEnd(at)` bounds how far
- * coordinated names reach.
+ * All values of a (blanked) sentence with their series attribution: units are read against every
+ * charted series (`all`), values are attributed only to `selected` ones; `clauseEnd(at)` bounds how
+ * far coordinated names reach.
  */
-export function readValues(text: string, mentions: readonly Mention[], selected: readonly NumericSeries[], clauseEnd: (at: number) => number): ValueToken[] {
-  const tokens = [...text.matchAll(NUMBER)].map((m) => readNumber(text, m, selected)).filter((t): t is ValueToken => t !== null);
+export function readValues(
+  text: string,
+  mentions: readonly Mention[],
+  selected: readonly NumericSeries[],
+  all: readonly NumericSeries[],
+  clauseEnd: (at: number) => number,
+): ValueToken[] {
+  const tokens = [...text.matchAll(NUMBER)].map((m) => readNumber(text, m, all)).filter((t): t is ValueToken => t !== null);
   tokens.forEach((t) => markSkips(text, t));
   bindCoordinated(text, tokens, mentions, clauseEnd);
   shareChains(text, tokens);

@@ -12,10 +12,13 @@ export interface Mention {
   series: NumericSeries;
   start: number;
   end: number;
-  kind: 'phrase' | 'alias';
+  kind: 'phrase' | 'alias' | 'token';
 }
 
 const PHRASE_SCORE = 100;
+const TOKEN_SCORE = 50;
+/** Name parts that identify nothing on their own ("blood pressure", "count", "z score"). */
+const GENERIC = new Set(['blood', 'pressure', 'count', 'level', 'levels', 'rate', 'total', 'serum', 'plasma', 'body', 'mass', 'index', 'score', 'for', 'of', 'the', 'and', 'test', 'result', 'value', 'measurement', 'concentration', 'fasting', 'random', 'percent', 'ratio', 'absolute', 'urine', 'arterial', 'age']);
 /** Aliases keyed by a concept token (§6.3): weight→wt/growth/gaining, haemoglobin→hemoglobin/hgb, … */
 const ALIASES: ReadonlyArray<[RegExp, readonly string[]]> = [
   [/^(?:weight|wt)$/, ['weight', 'wt', 'weighed', 'weighs', 'weighing', 'growth', 'gaining']],
@@ -45,49 +48,67 @@ function spansOf(re: RegExp, text: string): Array<{ start: number; end: number }
   return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
-/** Every mention of one series: its full name, then aliases outside those name spans. */
-function mentionsOf(series: NumericSeries, text: string): Mention[] {
+/**
+ * The word that names a multi-word series on its own ("diastolic" for "Diastolic blood pressure"):
+ * its first part that is neither generic nor part of any other charted series' name.
+ */
+function distinctiveToken(series: NumericSeries, universe: readonly NumericSeries[]): string | null {
+  const tokens = conceptTokens(series.concept);
+  if (tokens.length < 2) return null;
+  const others = new Set(universe.filter((u) => u !== series).flatMap((u) => conceptTokens(u.concept)));
+  return tokens.find((t) => t.length >= 3 && !GENERIC.has(t) && !others.has(t) && !/^\d+$/.test(t)) ?? null;
+}
+
+/** Every mention of one series: its full name, then aliases and its distinctive word outside those. */
+function mentionsOf(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Mention[] {
   const tokens = conceptTokens(series.concept);
   if (tokens.length === 0) return [];
   const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));
+  const outside = (s: { start: number; end: number }) => !phrases.some((p) => s.start >= p.start && s.end <= p.end);
   const aliases = aliasesOf(tokens)
     .flatMap((a) => spansOf(phraseRegExp([a]), text))
-    .filter((s) => !phrases.some((p) => s.start >= p.start && s.end <= p.end))
+    .filter(outside)
     .map((s) => ({ series, ...s, kind: 'alias' as const }));
-  return [...phrases, ...aliases];
+  const token = distinctiveToken(series, universe);
+  const words = token ? spansOf(phraseRegExp([token]), text).filter(outside).filter((s) => !aliases.some((a) => a.start === s.start)) : [];
+  return [...phrases, ...aliases, ...words.map((s) => ({ series, ...s, kind: 'token' as const }))];
 }
 
-/** Mentions of the given series in `text`, in text order (one span may name two series: "growth"). */
-export function findMentions(text: string, series: readonly NumericSeries[]): Mention[] {
-  return series.flatMap((s) => mentionsOf(s, text)).sort((a, b) => a.start - b.start || b.end - a.end);
+/**
+ * Mentions of the given series in `text`, in text order (one span may name two series: "growth").
+ * `universe` is every charted series, which decides what a single word can name.
+ */
+export function findMentions(text: string, series: readonly NumericSeries[], universe: readonly NumericSeries[] = series): Mention[] {
+  return series.flatMap((s) => mentionsOf(s, text, universe)).sort((a, b) => a.start - b.start || b.end - a.end);
 }
 
-function score(series: NumericSeries, text: string): number {
-  const mentions = mentionsOf(series, text);
+function score(series: NumericSeries, text: string, universe: readonly NumericSeries[]): number {
+  const mentions = mentionsOf(series, text, universe);
   const phrase = mentions.some((m) => m.kind === 'phrase') ? PHRASE_SCORE + conceptTokens(series.concept).length : 0;
+  const token = mentions.some((m) => m.kind === 'token') ? TOKEN_SCORE : 0;
   const aliasHits = new Set(mentions.filter((m) => m.kind === 'alias').map((m) => text.slice(m.start, m.end).toLowerCase())).size;
-  return phrase + aliasHits;
+  return phrase + token + aliasHits;
 }
 
 /**
  * A series is dominated when a higher-scoring series with a strict superset of its name tokens covers
  * every one of its mentions ("weight for age" swallows "weight" only if weight is never said alone).
  */
-function dominated(candidate: SelectedSeries, others: readonly SelectedSeries[], text: string): boolean {
-  const own = mentionsOf(candidate.series, text);
+function dominated(candidate: SelectedSeries, others: readonly SelectedSeries[], text: string, universe: readonly NumericSeries[]): boolean {
+  const own = mentionsOf(candidate.series, text, universe);
   return others.some((o) => {
     if (o.score <= candidate.score) return false;
     if (!(o.tokens.length > candidate.tokens.length && candidate.tokens.every((t) => o.tokens.includes(t)))) return false;
-    const cover = mentionsOf(o.series, text).filter((m) => m.kind === 'phrase');
+    const cover = mentionsOf(o.series, text, universe).filter((m) => m.kind === 'phrase');
     return own.every((m) => cover.some((c) => m.start >= c.start && m.end <= c.end));
   });
 }
 
 function selectFrom(all: readonly NumericSeries[], text: string): SelectedSeries[] {
   const scored = all
-    .map((series) => ({ series, score: score(series, text), tokens: conceptTokens(series.concept) }))
+    .map((series) => ({ series, score: score(series, text, all), tokens: conceptTokens(series.concept) }))
     .filter((s) => s.score > 0);
-  return scored.filter((s) => !dominated(s, scored, text));
+  return scored.filter((s) => !dominated(s, scored, text, all));
 }
 
 /** Series scored against the answer, falling back to the question when the answer names none. */
@@ -117,7 +138,7 @@ function joins(a: Mention, b: Mention, text: string): boolean {
 
 const LIST_LIMIT = 8;
 const RECENT_LIMIT = 6;
-export const ONE_POINT_SENTENCE = 'A trend cannot be determined from one point.';
+const ONE_POINT_SENTENCE = 'A trend cannot be determined from one point.';
 
 /** §6.3 single_point_trend patch. */
 export function onePointPatch(series: NumericSeries): { answer: string; citations: number[] } {

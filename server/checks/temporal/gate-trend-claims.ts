@@ -29,7 +29,7 @@ const UP_WORDS = /\b(?:increas(?:e|ed|es|ing)|rose|risen|rises|rising|gain(?:ed|
 const DOWN_WORDS = /\b(?:decreas(?:e|ed|es|ing)|declin(?:e|ed|es|ing)|fell|fallen|falling|dropp(?:ed|ing)|drops?|lost|losing|loss|reduc(?:ed|tion)|went down|gone down|going down|trending down(?:ward)?|downward|dipped)\b/gi;
 const OTHER_TREND = /\b(?:trend(?:s|ed|ing)?|chang(?:e|ed|es|ing)|improv(?:e|ed|es|ing|ement)|worsen(?:ed|ing|s)?|stable|steady|stabili[sz]ed|fluctuat\w*|progress(?:ed|ion|ing)?|over time)\b/gi;
 /** The answer says a trend is not supported (§13.1 #6): no trend claim is made in that clause. */
-export const UNSUPPORTED_TREND =
+const UNSUPPORTED_TREND =
   /\b(?:cannot|can ?not|can['’]t|could not|couldn['’]t|unable to|not possible|impossible|insufficient|not enough|too few|only (?:one|a single|1)|single (?:measurement|point|value|reading|data ?point|observation|result)|one (?:dated )?(?:\w+ )?(?:measurement|point|value|reading|data ?point|observation|result)|no (?:trend|prior|previous|earlier|other|second|comparison|comparative|serial|repeat)|not (?:be )?(?:determined|assessed|established|evaluated))\b/i;
 /** Words near a trend word that show it is about a drug or plan, not a measurement. */
 const NOT_A_MEASUREMENT = /^(?:dose|doses|dosage|regimen|medication|medications|drug|drugs|treatment|therapy|art|plan|management|risk|frequency)$/;
@@ -41,9 +41,13 @@ const PRONOUN_REACH = 300;
 const NOT_ASSERTED = /^(?:for|to|promote|promoting|encourage[sd]?|encouraging|support|supporting|goal|aim|target|should|must|need|needs|counsel\w*|advice|advised|help|helps|risk|monitor\w*|watch|assess\w*|check|if|whether|prevent\w*|avoid\w*|expected|likely|may|might|could|would|unclear|unknown)$/;
 /** Words that may follow an -ing direction word without it becoming an adjective of another noun. */
 const PREDICATE_NEXT = /^(?:from|to|since|over|at|on|in|by|and|or|but|with|while|then|again|until|between|during|throughout|across|each|every|further|now|still|overall|compared|relative|since|for|slowly|steadily|slightly|gradually|\p{N}+|\w+ly)$/u;
-/** Words that may precede a noun-form direction word ("a loss", "significant weight loss"). */
-const NOUN_PREV = /^(?:a|an|the|no|any|some|this|that|its|their|his|her|of|and|or|with|in|on|by|significant|slight|steady|gradual|marked|further|continued|overall|progressive|consistent|modest|small|large|major|minor|sharp|rapid|mild|net|total|showed|shows|show|had|has|have|was|is|were|documented|recorded|noted)$/;
+/** Words that may precede a noun-form direction word ("a loss", "weight loss"), or make it a verb ("to increase"). */
+const NOUN_PREV = /^(?:to|not|did|does|do|will|a|an|the|no|any|some|this|that|its|their|his|her|of|and|or|with|in|on|by|significant|slight|steady|gradual|marked|further|continued|overall|progressive|consistent|modest|small|large|major|minor|sharp|rapid|mild|net|total|showed|shows|show|had|has|have|was|is|were|documented|recorded|noted)$/;
 const NOUN_FORM = /^(?:loss|gain|drop|decline|increase|decrease|rise|reduction|change)$/i;
+/** "continued to fall", "appears to be rising": an assertion despite the "to". */
+const ONGOING = /^(?:appears?|appeared|seems?|seemed|continued|continues|continue|began|begins|started|starts|tends?|tended|went|came|was|were|is|are|has|have)$/;
+/** Words that show an "unsupported" clause is about trends at all ("the patient could not attend" is not). */
+const ABOUT_TREND = /\b(?:trend|change|compar\w*|determin\w*|assess\w*|measurements?|values?|points?|readings?|results?)\b/i;
 
 interface WordHit {
   start: number;
@@ -74,14 +78,15 @@ function wordHits(text: string): WordHit[] {
 
 function aboutSomethingElse(text: string, hit: WordHit): boolean {
   if (/^lost$/i.test(hit.word) && /^\s*to\s+follow/i.test(text.slice(hit.end))) return true;
-  const near = [...wordsBefore(text, hit.start, 2), ...wordsAfter(text, hit.end, 2)];
-  return near.some((w) => NOT_A_MEASUREMENT.test(w));
+  // "dose was increased", "increased the dose" — but not "increased since treatment started".
+  const after = wordsAfter(text, hit.end, 2).filter((w, i) => !(i === 0 && /^(?:the|a|an|her|his|their)$/.test(w)));
+  return [...wordsBefore(text, hit.start, 2), ...after.slice(0, 1)].some((w) => NOT_A_MEASUREMENT.test(w));
 }
 
 /** Every trend claim in the answer, bound to a selected series. */
-export function trendClaims(answer: string, selected: readonly SelectedSeries[]): TrendClaim[] {
+export function trendClaims(answer: string, selected: readonly SelectedSeries[], universe: readonly NumericSeries[]): TrendClaim[] {
   const series = selected.map((s) => s.series);
-  const mentions = findMentions(answer, series);
+  const mentions = findMentions(answer, series, universe);
   const claims: TrendClaim[] = [];
   for (const sentence of splitSentences(answer)) {
     for (const clause of splitClauses(sentence)) {
@@ -102,6 +107,15 @@ export function trendClaims(answer: string, selected: readonly SelectedSeries[])
   return claims;
 }
 
+/**
+ * Advice or modality among the last three of `words` (the fourth-last is context only), but
+ * "continued to fall" still asserts a fall.
+ */
+function notAsserted(words: readonly string[]): boolean {
+  const first = Math.max(0, words.length - 3);
+  return words.some((w, i) => i >= first && NOT_ASSERTED.test(w) && !(w === 'to' && i > 0 && ONGOING.test(words[i - 1])));
+}
+
 function isMentionAt(mentions: readonly Mention[], start: number, end: number): boolean {
   return mentions.some((m) => start < m.end && m.start < end);
 }
@@ -112,7 +126,7 @@ function isMentionAt(mentions: readonly Mention[], start: number, end: number): 
  * another noun ("hearing loss", "a 4 kg loss").
  */
 function incidental(answer: string, at: { start: number; end: number }, hit: WordHit, mentions: readonly Mention[]): boolean {
-  if (wordsBefore(answer, at.start, 3).some((w) => NOT_ASSERTED.test(w))) return true;
+  if (notAsserted(wordsBefore(answer, at.start, 4))) return true;
   if (/ing$/i.test(hit.word) && !isMentionAt(mentions, at.start, at.end)) {
     const next = /^[ \t]+([\p{L}\p{N}'’-]+)/u.exec(answer.slice(at.end));
     if (next && !PREDICATE_NEXT.test(next[1].toLowerCase())) {
@@ -157,4 +171,20 @@ function bind(
 
 function unique<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)];
+}
+
+/**
+ * The answer says a trend of `series` cannot be determined: an "unsupported" clause that names the
+ * series, or names no selected series but is about trends or measurements.
+ */
+export function acknowledgesNoTrend(answer: string, series: NumericSeries, selected: readonly SelectedSeries[], universe: readonly NumericSeries[]): boolean {
+  const all = selected.map((s) => s.series);
+  for (const sentence of splitSentences(answer)) {
+    for (const clause of splitClauses(sentence)) {
+      if (!UNSUPPORTED_TREND.test(clause.text)) continue;
+      const named = findMentions(clause.text, all, universe).map((m) => m.series);
+      if (named.includes(series) || (named.length === 0 && ABOUT_TREND.test(clause.text))) return true;
+    }
+  }
+  return false;
 }

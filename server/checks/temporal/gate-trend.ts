@@ -5,10 +5,10 @@
  * past-6/12-month window). Only a contradiction fails; a claim the points cannot settle is left
  * alone, and a verified claim is recorded as an explicit pass (§13.1 #7).
  */
-import { makeCheck, NO_RESULT, sameValue, type CheckResult, type GateContext, type Patch } from './gate-common';
+import { makeCheck, noResult, sameValue, type CheckResult, type GateContext, type Patch } from './gate-common';
 import { readValues } from './gate-numbers';
 import { findMentions, onePointPatch, trendPatch } from './gate-series';
-import { UNSUPPORTED_TREND, trendClaims, type TrendClaim } from './gate-trend-claims';
+import { acknowledgesNoTrend, trendClaims, type TrendClaim } from './gate-trend-claims';
 import { findDateLikeTokens } from './gate-dates';
 import { blankMarkers, blankSpans, findIsoDates, monthsBefore, wordsBefore } from './text';
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
@@ -20,8 +20,8 @@ const WINDOW = /\b(?:(?:past|last|previous|recent)\s+(?:year|12\s+months|twelve\
 const START_WORDS = new Set(['since', 'from', 'after', 'starting']);
 
 export function checkTrends(ctx: GateContext): CheckResult {
-  if (!ctx.trendAsked || ctx.selected.length === 0) return NO_RESULT;
-  const claims = trendClaims(ctx.answer, ctx.selected);
+  if (!ctx.trendAsked || ctx.selected.length === 0) return noResult();
+  const claims = trendClaims(ctx.answer, ctx.selected, ctx.facts.numeric_series);
   const checks: GateCheck[] = [];
   let patch: Patch | null = null;
   for (const { series } of ctx.selected) {
@@ -47,7 +47,7 @@ function singlePoint(ctx: GateContext, s: NumericSeries, claims: readonly TrendC
       patch: onePointPatch(s),
     };
   }
-  if (UNSUPPORTED_TREND.test(ctx.answer)) {
+  if (acknowledgesNoTrend(ctx.answer, s, ctx.selected, ctx.facts.numeric_series)) {
     return { check: makeCheck('single_point_trend', 'pass', 'block', s.concept, `The answer correctly does not derive a ${s.concept} trend from one measurement.`, indices), patch: null };
   }
   if (ctx.questionTrend && askedAbout(ctx, s)) {
@@ -58,7 +58,7 @@ function singlePoint(ctx: GateContext, s: NumericSeries, claims: readonly TrendC
 }
 
 function askedAbout(ctx: GateContext, s: NumericSeries): boolean {
-  const named = findMentions(ctx.question, ctx.selected.map((x) => x.series));
+  const named = findMentions(ctx.question, ctx.selected.map((x) => x.series), ctx.facts.numeric_series);
   return named.length === 0 || named.some((m) => m.series === s);
 }
 
@@ -107,7 +107,7 @@ function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim): Verdict {
   // A clause anchored on another event's date ("fell after ART started on D") is about a sub-period
   // the series points cannot settle.
   if (dates.length === 0 && findIsoDates(c.clause.text).length > 0) return 'unknown';
-  const values = clauseValues(c, s);
+  const values = clauseValues(c, s, ctx.facts.numeric_series);
   if (dates.length === 1) return oneDate(c, s, byDate.get(dates[0].iso) as SeriesPoint, wordsBefore(c.clause.text, dates[0].start, 2));
   if (values.length >= 2) return twoValues(c, s, values[0], values[values.length - 1]);
   if (values.length === 1) return oneValue(c, s, values[0]);
@@ -115,10 +115,10 @@ function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim): Verdict {
 }
 
 /** Values of `s` written in the claim's clause, in mention order. */
-function clauseValues(c: TrendClaim, s: NumericSeries): Array<{ value: number; decimals: number }> {
+function clauseValues(c: TrendClaim, s: NumericSeries, all: readonly NumericSeries[]): Array<{ value: number; decimals: number }> {
   const text = blankSpans(blankMarkers(c.clause.text), [...findIsoDates(c.clause.text), ...findDateLikeTokens(c.clause.text)]);
-  const mentions = findMentions(text, [s]);
-  return readValues(text, mentions, [s], () => text.length).filter((t) => t.series === s && !t.skip);
+  const mentions = findMentions(text, [s], all);
+  return readValues(text, mentions, [s], all, () => text.length).filter((t) => t.series === s && !t.skip);
 }
 
 /** "increased to 52 kg on D" (D ends the change) or "has increased since D" (D starts it). */
@@ -126,8 +126,10 @@ function oneDate(c: TrendClaim, s: NumericSeries, p: SeriesPoint, before: string
   if (c.negated) return 'unknown';
   const pos = s.points.indexOf(p);
   if (before.some((w) => START_WORDS.has(w))) {
-    if (pos === s.points.length - 1) return 'unknown';
-    return compare(c, dirOf(p.value, s.points[s.points.length - 1].value));
+    const later = s.points.slice(pos + 1);
+    if (later.length === 0) return 'unknown';
+    // Lenient like the end-date case: "rising from 8.1% on D" may stop at any later point.
+    return later.some((l) => compare(c, dirOf(p.value, l.value)) === 'agree') ? 'agree' : 'disagree';
   }
   const earlier = s.points.slice(0, pos);
   if (earlier.length === 0) return 'unknown';

@@ -6,7 +6,7 @@
  * nearest value inside a comma-delimited segment. A value with no binding is only checked for
  * existence, so an unclear sentence can never be failed on a guessed date.
  */
-import { makeCheck, NO_RESULT, sameValue, type CheckResult, type GateContext } from './gate-common';
+import { makeCheck, noResult, sameValue, type CheckResult, type GateContext } from './gate-common';
 import { readValues, type ValueToken } from './gate-numbers';
 import { findMentions, seriesSummaryPatch } from './gate-series';
 import { findDateLikeTokens } from './gate-dates';
@@ -14,8 +14,11 @@ import { blankMarkers, blankSpans, findIsoDates, splitSentences, type IsoDate, t
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
 
 const MAX_FAILURES_PER_SERIES = 3;
-/** "52 kg on D", "52 kg (D)", "52 kg | D". */
-const VALUE_THEN_DATE = /^[\s(|]*(?:(?:on|at|in|as of|dated|recorded|measured|documented|taken|obtained|noted)\s+(?:on\s+|at\s+)?)?(?:the\s+)?$/i;
+/** "52 kg on D", "52 kg (D)", "52 kg | D", "52 kg at the most recent visit on D". */
+const VALUE_THEN_DATE =
+  /^[\s(|]*(?:(?:on|at|in|as of|dated|recorded|measured|documented|taken|obtained|noted)\s+(?:on\s+|at\s+)?)?(?:the\s+)?(?:(?:at|during)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}(?:visit|encounter|consultation)\s+(?:on\s+|of\s+|dated\s+)?)?$/i;
+/** A conjunction between a date and a value starts a new item: the date belongs to the one before. */
+const NEW_ITEM = /\b(?:and|or|but|while|whereas|then|versus|vs)\b|;/i;
 /** "D: 52 kg", "D | 52 kg" — a date introducing what follows. */
 const DATE_HEADER = /^[\s]*[:|]/;
 /** "D, weight was 52 kg" (series names are blanked before this test). */
@@ -29,6 +32,13 @@ interface Binding {
   date: string | null;
 }
 
+/** A date position in a sentence; `iso` is null for a malformed date (date_format reports it). */
+interface SentenceDate {
+  iso: string | null;
+  start: number;
+  end: number;
+}
+
 interface Failure {
   message: string;
   indices: number[];
@@ -36,14 +46,14 @@ interface Failure {
 
 export function checkDateValues(ctx: GateContext): CheckResult {
   const series = ctx.selected.map((s) => s.series);
-  if (series.length === 0) return NO_RESULT;
+  if (series.length === 0) return noResult();
   const failures = new Map<NumericSeries, Failure[]>();
   const verified = new Map<NumericSeries, SeriesPoint[]>();
   const claims = new Map<NumericSeries, string>();
   for (const sentence of splitSentences(ctx.answer)) {
     const dates = findIsoDates(sentence.text);
     if (dates.length === 0) continue;
-    for (const b of bindSentence(sentence.text, dates, series)) {
+    for (const b of bindSentence(sentence.text, dates, series, ctx.facts.numeric_series)) {
       const s = b.token.series as NumericSeries;
       const outcome = judge(s, b);
       if (outcome.ok) push(verified, s, ...outcome.points);
@@ -61,15 +71,19 @@ function push<K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void {
 }
 
 /** Attributed values of one sentence with the date each is bound to (null = unbound). */
-export function bindSentence(text: string, dates: readonly IsoDate[], series: readonly NumericSeries[]): Binding[] {
-  const blanked = blankSpans(blankMarkers(text), [...dates, ...findDateLikeTokens(text)]);
-  const mentions = findMentions(blanked, series);
+function bindSentence(text: string, isoDates: readonly IsoDate[], series: readonly NumericSeries[], all: readonly NumericSeries[]): Binding[] {
+  const malformed = findDateLikeTokens(text).filter((t) => t.kind !== 'iso');
+  const blanked = blankSpans(blankMarkers(text), [...isoDates, ...malformed]);
+  // A malformed date still occupies its place: a value written next to it is bound to it (and so
+  // only checked for existence) instead of drifting to the nearest well-formed date.
+  const dates: SentenceDate[] = [...isoDates, ...malformed.map((t) => ({ iso: null, start: t.start, end: t.end }))].sort((a, b) => a.start - b.start);
+  const mentions = findMentions(blanked, series, all);
   const parts = splitParts(blanked);
   const partEnd = (at: number) => {
     const p = parts.find((q) => at >= q.start && at <= q.start + q.text.length);
     return p ? p.start + p.text.length : blanked.length;
   };
-  const tokens = readValues(blanked, mentions, series, partEnd).filter((t) => t.series !== null);
+  const tokens = readValues(blanked, mentions, series, all, partEnd).filter((t) => t.series !== null);
   const out: Binding[] = [];
   for (const part of parts) {
     const inPart = (x: { start: number }) => x.start >= part.start && x.start < part.start + part.text.length;
@@ -93,8 +107,8 @@ function splitParts(text: string): Piece[] {
   return out;
 }
 
-function bindPart(text: string, part: Piece, values: ValueToken[], dates: IsoDate[], names: Array<{ start: number; end: number }>): Binding[] {
-  const bound = new Map<ValueToken, string>();
+function bindPart(text: string, part: Piece, values: ValueToken[], dates: SentenceDate[], names: Array<{ start: number; end: number }>): Binding[] {
+  const bound = new Map<ValueToken, string | null>();
   if (/\brespectively\b/i.test(part.text)) {
     if (dates.length === values.length) values.forEach((v, i) => bound.set(v, dates[i].iso));
     else if (dates.length === 1) values.forEach((v) => bound.set(v, dates[0].iso));
@@ -117,12 +131,12 @@ function bindPart(text: string, part: Piece, values: ValueToken[], dates: IsoDat
   return values.map((token) => ({ token, date: bound.get(token) ?? null }));
 }
 
-function gap(text: string, v: ValueToken, d: IsoDate): string {
+function gap(text: string, v: ValueToken, d: SentenceDate): string {
   return d.start >= v.unitEnd ? text.slice(v.unitEnd, d.start) : text.slice(d.end, v.start);
 }
 
 /** "On D1 and D2 weight was 53 and 52 kg": equal-length lists, not interleaved, pair in order. */
-function grouped(text: string, values: readonly ValueToken[], dates: readonly IsoDate[]): boolean {
+function grouped(text: string, values: readonly ValueToken[], dates: readonly SentenceDate[]): boolean {
   if (dates.length !== values.length) return false;
   const vFirst = values[0].start;
   const vLast = values[values.length - 1].unitEnd;
@@ -137,8 +151,8 @@ function grouped(text: string, values: readonly ValueToken[], dates: readonly Is
  * The date written right next to the value. "52 kg on D" beats a preceding "D, …"; a header date
  * ("D: …") binds only forward; two equally strong candidates bind nothing.
  */
-function adjacentDate(text: string, v: ValueToken, dates: readonly IsoDate[], names: ReadonlyArray<{ start: number; end: number }>): IsoDate | null {
-  const scored: Array<{ d: IsoDate; score: number }> = [];
+function adjacentDate(text: string, v: ValueToken, dates: readonly SentenceDate[], names: ReadonlyArray<{ start: number; end: number }>): SentenceDate | null {
+  const scored: Array<{ d: SentenceDate; score: number }> = [];
   const after = dates.find((d) => d.start >= v.unitEnd);
   if (after && !DATE_HEADER.test(text.slice(after.end)) && VALUE_THEN_DATE.test(text.slice(v.unitEnd, after.start))) {
     const between = text.slice(v.unitEnd, after.start).trim();
@@ -155,7 +169,7 @@ function adjacentDate(text: string, v: ValueToken, dates: readonly IsoDate[], na
 }
 
 /** Mutually nearest date and value inside one comma/parenthesis-delimited segment, a few words apart. */
-function nearestInSegment(text: string, v: ValueToken, dates: readonly IsoDate[], values: readonly ValueToken[]): IsoDate | null {
+function nearestInSegment(text: string, v: ValueToken, dates: readonly SentenceDate[], values: readonly ValueToken[]): SentenceDate | null {
   const seg = segmentOf(text, v.start);
   const inSeg = <T extends { start: number }>(xs: readonly T[]) => xs.filter((x) => x.start >= seg.start && x.start < seg.end);
   const segDates = inSeg(dates);
@@ -165,7 +179,7 @@ function nearestInSegment(text: string, v: ValueToken, dates: readonly IsoDate[]
   const back = closest(segValues, (x) => distance(x, nearestDate));
   if (back !== v) return null;
   const between = gap(text, v, nearestDate);
-  if (OTHER_EVENT.test(between) || (between.match(/[\p{L}\p{N}]+/gu) ?? []).length > MAX_NEAREST_WORDS) return null;
+  if (OTHER_EVENT.test(between) || NEW_ITEM.test(between) || (between.match(/[\p{L}\p{N}]+/gu) ?? []).length > MAX_NEAREST_WORDS) return null;
   return nearestDate;
 }
 
@@ -175,7 +189,7 @@ function segmentOf(text: string, at: number): { start: number; end: number } {
   return { start: left + 1, end: rights.length > 0 ? Math.min(...rights) : text.length };
 }
 
-function distance(v: ValueToken, d: IsoDate): number {
+function distance(v: ValueToken, d: SentenceDate): number {
   return d.start >= v.unitEnd ? d.start - v.unitEnd : Math.max(0, v.start - d.end);
 }
 

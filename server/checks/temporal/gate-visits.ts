@@ -5,7 +5,7 @@
  * scheduled for"); a date is a last-visit claim only when a positive "last/most recent visit" phrase
  * introduces it. Unbound dates are never judged.
  */
-import { makeCheck, type CheckResult, type GateContext, type Patch } from './gate-common';
+import { makeCheck, noResult, type CheckResult, type GateContext, type Patch } from './gate-common';
 import { countWords, findIsoDates, negatedBefore, splitClauses, splitSentences, wordsBefore, type IsoDate, type Piece } from './text';
 import type { AppointmentCandidate, GateCheck } from './types';
 
@@ -40,19 +40,22 @@ const LAST_VISIT = new RegExp(
 const QUALIFIED = /^\s*(?:before|prior\s+to|preceding|until|ahead\s+of|of\s+\d{4}|in\s+\d{4})\b/i;
 const OTHER_DATE_FRAME = /\b(?:return|next|scheduled|upcoming|appointment|follow[- ]?up|started|initiat\w*|enrol\w*|diagnos\w*|admi\w*|discharg\w*|born|birth|due|planned)\b/i;
 const LAST_VISIT_REACH = 120;
+const PREPOSITION_BEFORE = /\b(?:at|during|since|from|after|before|by|in|on|of|for|until)\s+(?:the\s+|this\s+|that\s+|his\s+|her\s+|their\s+|patient['’]s\s+)*$/i;
+const ATTACHED_DATE = /^\s*(?:\[[^\]]*\]\s*)*[(,:]?\s*(?:on|dated|of)?\s*(?:\[[^\]]*\]\s*)*$/i;
 const SHORT_ANSWER_WORDS = 12;
 
-export const UPCOMING_FALLBACK_NOTE = 'No upcoming appointment is documented after';
+const UPCOMING_FALLBACK_NOTE = 'No upcoming appointment is documented after';
 
 // ---- upcoming_date --------------------------------------------------------------------------------
 
 export function checkUpcoming(ctx: GateContext): CheckResult {
-  if (!UPCOMING_TRIGGER.test(`${ctx.question}\n${ctx.answer}`)) return { checks: [], patch: null };
+  if (!UPCOMING_TRIGGER.test(`${ctx.question}\n${ctx.answer}`)) return noResult();
   const cands = ctx.facts.appointment_candidates;
   const checks: GateCheck[] = [];
   let patch: Patch | null = null;
   const none = noUpcomingClause(ctx.answer);
-  if (none) {
+  // Without a reference date nothing is known to be future or past: "none upcoming" is not judged.
+  if (none && ctx.facts.reference_date !== null) {
     if (cands.future.length > 0) {
       checks.push(makeCheck('upcoming_date', 'fail', 'block', none, `The answer says nothing is upcoming, but the chart documents a future candidate on ${cands.future[0].date}.`, cands.future.map((c) => c.index)));
       patch = futurePatch(cands.future[0]);
@@ -86,12 +89,14 @@ interface FramedDate {
 }
 
 /** Dates introduced by a future framing inside one clause, excluding negated and historical ones. */
-export function framedDates(answer: string): FramedDate[] {
+function framedDates(answer: string): FramedDate[] {
   const out: FramedDate[] = [];
   for (const sentence of splitSentences(answer)) {
     for (const clause of splitClauses(sentence)) {
       for (const m of clause.text.matchAll(FRAME)) {
-        if (negatedBefore(clause.text, m.index, 3) || NO_UPCOMING.some((re) => re.test(clause.text.slice(0, m.index + m[0].length + 40)))) continue;
+        // A framing inside a "nothing upcoming" statement ("does not document a future visit after D")
+        // is that statement's date bound, not an appointment.
+        if (negatedBefore(clause.text, m.index, 3) || NO_UPCOMING.some((re) => re.test(clause.text))) continue;
         const frameEnd = m.index + m[0].length;
         const date = dateAfter(clause, frameEnd) ?? dateBefore(clause, m.index);
         if (!date) continue;
@@ -173,9 +178,9 @@ interface LastVisitClaim {
 }
 
 export function checkLastVisit(ctx: GateContext): CheckResult {
-  if (!mentionsLastVisit(ctx.question) && !mentionsLastVisit(ctx.answer)) return { checks: [], patch: null };
+  if (!mentionsLastVisit(ctx.question) && !mentionsLastVisit(ctx.answer)) return noResult();
   const claims = lastVisitClaims(ctx.answer, mentionsLastVisit(ctx.question));
-  if (claims.length === 0) return { checks: [], patch: null };
+  if (claims.length === 0) return noResult();
   const enc = ctx.facts.last_clinical_encounter;
   const checks: GateCheck[] = [];
   let patch: Patch | null = null;
@@ -205,7 +210,7 @@ function noEncounterPatch(ctx: GateContext): Patch {
 }
 
 /** Dates the answer asserts as the last visit. */
-export function lastVisitClaims(answer: string, questionAsks: boolean): LastVisitClaim[] {
+function lastVisitClaims(answer: string, questionAsks: boolean): LastVisitClaim[] {
   const out: LastVisitClaim[] = [];
   for (const sentence of splitSentences(answer)) {
     for (const m of sentence.text.matchAll(LAST_VISIT)) {
@@ -226,8 +231,11 @@ function boundLastVisitDate(sentence: Piece, start: number, end: number): string
   const after = dates.find((d) => d.start >= end);
   if (after && after.end <= clauseEnd && after.start - end <= LAST_VISIT_REACH) {
     const between = text.slice(end, after.start);
-    if (!OTHER_DATE_FRAME.test(between) && !/\b(?:not|no|never)\b|n't\b/i.test(between)) return after.iso;
-    return null;
+    if (OTHER_DATE_FRAME.test(between) || /\b(?:not|no|never)\b|n't\b/i.test(between)) return null;
+    // "recorded at the last visit was D": as a prepositional object the phrase owns only a date
+    // attached to it ("at the last visit on D"); the clause's verb belongs to another subject.
+    if (PREPOSITION_BEFORE.test(text.slice(0, start)) && !ATTACHED_DATE.test(between)) return null;
+    return after.iso;
   }
   const before = dates.filter((d) => d.end <= start).pop();
   if (before && /^\s*(?:\[[^\]]*\]\s*)?[,:]?\s*(?:was|is|marks)?\s*(?:the\s+)?(?:patient['’]s\s+)?$/i.test(text.slice(before.end, start))) return before.iso;

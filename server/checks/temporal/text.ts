@@ -21,13 +21,13 @@ const ISO_DATE = /(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])/g;
 const CITATION = /\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]/g;
 const DATE_ID = /\bD\d{4}_\d{2}_\d{2}\b/g;
 /** Abbreviations whose full stop does not end a sentence. */
-const ABBREVIATION = /\b(?:e\.g|i\.e|approx|vs|dr|no|ca|cf|etc)\.$/i;
+const ABBREVIATION = /\b(?:e\.g|i\.e|approx|vs|dr|ca|cf|etc)\.$/i;
 /**
  * Where one claim ends and an unrelated one begins inside a sentence. Commas are deliberately not
  * boundaries: "Weight, measured monthly, decreased" is one claim.
  */
-const CLAUSE_BREAK = /;|,\s+(?:and|but|then|whereas|while|although|though|however)\b|\s+(?:but|whereas|while|although|though|however|and then|followed by)\s+|,?\s+then\s+/gi;
-export const NEGATOR = /\b(?:no|not|never|none|nothing|neither|nor|without|cannot)\b|n't\b/i;
+const CLAUSE_BREAK = /;|,\s+(?:and|but|then|whereas|while|although|though|however|after|before)\b|\s+(?:but|whereas|while|although|though|however|and then|followed by)\s+|,?\s+then\s+/gi;
+const NEGATOR = /\b(?:no|not|never|none|nothing|neither|nor|without|cannot)\b|n't\b/i;
 
 /** True for a real calendar date `YYYY-MM-DD` (rejects `2026-02-30`). */
 export function isCalendarDate(s: string): boolean {
@@ -91,11 +91,6 @@ function pushPiece(out: Piece[], text: string, start: number): void {
   if (trimmed) out.push({ text: trimmed, start: start + lead });
 }
 
-/** The piece (of `pieces`) that contains offset `at`, or null. */
-export function pieceAt(pieces: readonly Piece[], at: number): Piece | null {
-  return pieces.find((p) => at >= p.start && at < p.start + p.text.length) ?? null;
-}
-
 /** The last `n` words (letters, digits, apostrophes) before `at`. */
 export function wordsBefore(text: string, at: number, n: number): string[] {
   const words = text.slice(0, at).match(/[\p{L}\p{N}'’~<>≤≥≈]+/gu) ?? [];
@@ -107,9 +102,16 @@ export function wordsAfter(text: string, at: number, n: number): string[] {
   return (text.slice(at).match(/[\p{L}\p{N}'’]+/gu) ?? []).slice(0, n).map((w) => w.toLowerCase());
 }
 
-/** A negator among the `n` words before `at` (e.g. "not gaining", "no upcoming"). */
+/**
+ * A negator among the `n` words before `at` (e.g. "not gaining", "no upcoming"), within the same
+ * phrase: punctuation ends a negation's reach ("not increasing: it fell"), and an answer particle
+ * ("No, weight fell …") is a reply to the question, not a negation.
+ */
 export function negatedBefore(text: string, at: number, n = 3): boolean {
-  return wordsBefore(text, at, n).some((w) => NEGATOR.test(w) || /n['’]t$/.test(w));
+  const before = text.slice(0, at);
+  const cut = Math.max(...[...',;:—–()[]!?'].map((c) => before.lastIndexOf(c)));
+  const phrase = before.slice(cut + 1);
+  return wordsBefore(phrase, phrase.length, n).some((w) => NEGATOR.test(w) || /n['’]t$/.test(w));
 }
 
 export function countWords(text: string): number {

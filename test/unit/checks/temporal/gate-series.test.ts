@@ -58,6 +58,11 @@ describe('single_point_trend', () => {
     expect(verdicts(r)).toContain('single_point_trend:pass');
   });
 
+  test('an unrelated "could not" is not an acknowledgement', () => {
+    const r = gate(CLINIC, 'What is the CD4 trend?', 'The patient could not attend; CD4 was 350 cells/µL on 2006-03-03 [18].');
+    expect(verdicts(r)).toContain('single_point_trend:warn');
+  });
+
   test('conformance shape: "Weight is increasing." with one weight point ⇒ fail', () => {
     const one = makeFacts({ series: { Weight: [{ index: 1, date: '2006-05-18', value: 41, unit: 'kg' }] } });
     expect(failures(gate(one, 'Weight?', 'Weight is increasing.'))).toEqual(['single_point_trend']);
@@ -91,6 +96,9 @@ describe('trend_direction', () => {
     ['reversed endpoints', 'Weight increased from 41 kg to 45 kg.'],
     ['pronoun subject', 'Weight was 45 kg on 2006-03-03 [20]. It then increased.'],
     ['dated endpoints', 'Weight rose between 2006-03-03 [20] and 2006-05-18 [3].'],
+    ['"continued to"', 'Weight continued to increase, reaching 41 kg on 2006-05-18 [3].'],
+    ['"appears to be"', 'Weight appears to be increasing.'],
+    ['"since" a dated point', 'Weight has increased since 2006-04-13 [12].'],
   ])('%s ⇒ fail', (_name, answer) => {
     expect(failures(gate(CLINIC, TREND_Q, answer))).toContain('trend_direction');
   });
@@ -122,7 +130,7 @@ describe('trend_direction', () => {
     ['expectation', 'Weight is expected to increase after ART; it was 41 kg on 2006-05-18 [3].'],
     ['drug dose', 'The cotrimoxazole dose was increased on 2006-04-13; weight was 43 kg on 2006-04-13 [12].'],
     ['lost to follow-up', 'The patient was lost to follow-up after weight was 41 kg on 2006-05-18 [3].'],
-    ['other event anchor', 'Weight increased after ART started on 2006-04-01.'],
+    ['other event anchor', 'Weight increased after ART started on 2006-05-25.'],
   ])('incidental direction words are not weight claims: %s', (_name, answer) => {
     expect(failures(gate(CLINIC, 'Summary?', answer))).toEqual([]);
   });
@@ -173,7 +181,7 @@ describe('date_value_binding', () => {
     ['interleaved', 'Weight was 45 kg on 2006-03-03 [20] and 41 kg on 2006-05-18 [3].'],
     ['parenthesised date', 'Weight 41 kg [3] (2006-05-18), down from 45 kg on 2006-03-03 [20].'],
     ['delta and age ignored', 'The 14-year-old lost 4 kg: weight was 41 kg on 2006-05-18 [3].'],
-    ['other event date', 'Weight was 41 kg [3] when ART was started on 2006-04-01.'],
+    ['other event date', 'Weight was 41 kg [3] when ART was started on 2006-05-25.'],
     ['table rows', 'Weight\n2006-03-03 | 45 kg | [20]\n2006-05-18 | 41 kg | [3]'],
     ['rounded to the written precision', 'Weight was 41 kg on 2006-05-18 [3].'],
   ])('%s ⇒ no failure', (_name, answer) => {

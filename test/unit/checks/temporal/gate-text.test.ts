@@ -48,6 +48,8 @@ test.each<[string, number, boolean]>([
   ['The patient is not gaining weight', 'The patient is not '.length, true],
   ["Weight hasn't increased", "Weight hasn't ".length, true],
   ['Weight has increased', 'Weight has '.length, false],
+  ['Weight is not increasing: it fell', 'Weight is not increasing: it '.length, false],
+  ['No, weight fell', 'No, weight '.length, false],
 ])('negatedBefore(%s)', (text, at, want) => expect(negatedBefore(text, at)).toBe(want));
 
 test('truncateClaim caps at 240 characters', () => {
