@@ -33,7 +33,21 @@ export function keyWords(key: string): string[] {
     .map((w) => (w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w));
 }
 
+/** Keys repeat across every trace line and model entry: their verdicts are cached (bounded). */
+const secretKeyCache = new Map<string, boolean>();
+const SECRET_KEY_CACHE_LIMIT = 10_000;
+
 export function isSecretKey(key: string): boolean {
+  let verdict = secretKeyCache.get(key);
+  if (verdict === undefined) {
+    verdict = judgeKey(key);
+    if (secretKeyCache.size >= SECRET_KEY_CACHE_LIMIT) secretKeyCache.clear();
+    secretKeyCache.set(key, verdict);
+  }
+  return verdict;
+}
+
+function judgeKey(key: string): boolean {
   if (key.toLowerCase() === 'token') return true;
   const words = keyWords(key);
   if (words.some((w) => SECRET_WORDS.has(w))) return true;

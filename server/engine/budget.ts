@@ -67,6 +67,8 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
   try {
     const result = await deps.router.chat(body, opts);
     addUsage(turn.usage, result.usage);
+    turn.timing.modelMs += result.routerMs;
+    turn.timing.queueMs += result.queueWaitMs;
     return result;
   } finally {
     await share;

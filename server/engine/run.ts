@@ -42,6 +42,7 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     draft: null,
     temporalGate: null,
     usage: zeroUsage(),
+    timing: { modelMs: 0, queueMs: 0 },
     slots: { acquisitions: 0, releases: 0, active: 0 },
     steps: [],
     tokens: null,

@@ -88,6 +88,8 @@ export interface TurnState {
   draft: AnswerDraft | null;
   temporalGate: TemporalGateResult | null;
   usage: Usage;
+  /** Wall time spent inside router calls and waiting for a router slot (Server-Timing, trace). */
+  timing: { modelMs: number; queueMs: number };
   slots: SlotEvidence;
   steps: TraceStep[];
   /** Request-scoped exact counter (exact-budget profiles only). */

@@ -24,6 +24,8 @@ export interface GateContext {
   trendAsked: boolean;
   /** The question alone contains a trend word. */
   questionTrend: boolean;
+  /** Set when a single In-Depth claim is read on its own (GateInput.claimLocal): the indices it cites. */
+  claimLocal?: { citations: ReadonlySet<number> };
 }
 
 export interface Patch {

@@ -37,7 +37,7 @@ const CONTINUATIONS = new Set([
 const SKIP_BEFORE = new Set([
   'by', 'lost', 'gained', 'gaining', 'losing', 'lose', 'gain', 'loss', 'down', 'up', 'about', 'approximately', 'approx', 'around',
   'roughly', 'nearly', 'almost', 'over', 'under', 'above', 'below', 'exceeding', 'exceeds', 'than', 'least', 'most', 'normal',
-  'range', 'target', 'goal', 'threshold', 'cutoff', 'limit', 'minus', 'plus', 'another', 'additional', 'extra', 'total',
+  'range', 'target', 'goal', 'threshold', 'cutoff', 'limit', 'minus', 'plus', 'another', 'additional', 'extra', 'further', 'total',
   'increased', 'decreased', 'rose', 'fell', 'dropped', 'declined', 'climbed', 'grew', 'delta', 'reference', 'within',
 ]);
 /** A reference range or threshold, not a patient value ("normal range of 12-16 g/dL"). */
@@ -48,6 +48,8 @@ const SKIP_AFTER = /^(?:loss|gain|drop|decrease|increase|decline|change|differen
 const UNIT_CONTINUATION = /^\s*(?:\/|per\b|·|\*|\^|[²³⁻]|m\s*(?:\^?\s*[-−⁻]?\s*[2²]|²))/iu;
 /** Separators inside a range or list that shares one unit: `53 to 52 kg`, `53-52 kg`, `53 and 52 kg`. */
 const CHAIN_GAP = /^\s*(?:-|–|—|‐|‑|−|to|and|or|,|,\s*and|through|then)\s*$/i;
+/** Words that may separate two coordinated deltas: "gained 0.9 kg between D1 and D2 and 0.8 kg …". */
+const PERIOD_WORD = /^(?:between|and|from|to|on|in|over|during|since|until|through|by)$/;
 const FOREIGN_TOKEN = /^\s*-?([\p{L}µμ°%][\p{L}\p{N}/µμ°%²³^]*)/u;
 
 /** The unit as a pattern: µ/μ/u interchangeable, `/µL` also as `/mm3`, spaces optional. */
@@ -163,12 +165,26 @@ function markSkips(text: string, t: ValueToken): void {
   if (next[1] !== undefined && !CONTINUATIONS.has(next[0]) && SKIP_AFTER.test(next[1])) t.skip = true;
 }
 
-/** The series named among the three words before the number (restricted to `among`), if unique. */
+/**
+ * A delta's verb also governs the next coordinated amount of the same unit when only a period lies
+ * between them ("gained 0.9 kg between D1 and D2 and 0.8 kg between D2 and D3"; dates are blanked).
+ */
+function carrySkips(text: string, tokens: readonly ValueToken[]): void {
+  for (let i = 1; i < tokens.length; i++) {
+    const [a, b] = [tokens[i - 1], tokens[i]];
+    if (!a.skip || b.skip || a.unitSeries.length === 0 || !b.unitSeries.every((s) => a.unitSeries.includes(s))) continue;
+    const between = text.slice(a.unitEnd, b.start);
+    const words = (between.match(/\p{L}+/gu) ?? []).map((w) => w.toLowerCase());
+    if (!/[;.!?]/.test(between) && words[words.length - 1] === 'and' && words.every((w) => PERIOD_WORD.test(w))) b.skip = true;
+  }
+}
+
+/** The series whose name ends among the three words before the number (restricted to `among`), if unique. */
 function namedBefore(text: string, t: ValueToken, mentions: readonly Mention[], among: readonly NumericSeries[]): NumericSeries | null {
   const words = wordsBeforeAt(text, t.start, 3);
   if (words.length === 0) return null;
   const from = words[0].start;
-  const named = new Set(mentions.filter((m) => m.start >= from && m.end <= t.start && among.includes(m.series)).map((m) => m.series));
+  const named = new Set(mentions.filter((m) => m.end > from && m.end <= t.start && among.includes(m.series)).map((m) => m.series));
   return named.size === 1 ? [...named][0] : null;
 }
 
@@ -228,6 +244,7 @@ export function readValues(
 ): ValueToken[] {
   const tokens = [...text.matchAll(NUMBER)].map((m) => readNumber(text, m, all)).filter((t): t is ValueToken => t !== null);
   tokens.forEach((t) => markSkips(text, t));
+  carrySkips(text, tokens);
   bindCoordinated(text, tokens, mentions, clauseEnd);
   shareChains(text, tokens);
   tokens.forEach((t) => attribute(text, t, mentions, selected));

@@ -22,6 +22,8 @@ export interface TrendClaim {
   clause: Piece;
   sentence: Piece;
   word: string;
+  /** Where the word starts in `clause.text`. */
+  at: number;
 }
 
 const FLAT_WORDS = /\b(?:unchanged|no change|not changed|did not change|didn['’]t change|has not changed|hasn['’]t changed|remained (?:the same|unchanged|constant)|stayed (?:the same|constant)|constant)\b/gi;
@@ -30,7 +32,7 @@ const DOWN_WORDS = /\b(?:decreas(?:e|ed|es|ing)|declin(?:e|ed|es|ing)|fell|falle
 const OTHER_TREND = /\b(?:trend(?:s|ed|ing)?|chang(?:e|ed|es|ing)|improv(?:e|ed|es|ing|ement)|worsen(?:ed|ing|s)?|stable|steady|stabili[sz]ed|fluctuat\w*|progress(?:ed|ion|ing)?|over time)\b/gi;
 /** The answer says a trend is not supported (§13.1 #6): no trend claim is made in that clause. */
 const UNSUPPORTED_TREND =
-  /\b(?:cannot|can ?not|can['’]t|could not|couldn['’]t|unable to|not possible|impossible|insufficient|not enough|too few|only (?:one|a single|1)|single (?:measurement|point|value|reading|data ?point|observation|result)|one (?:dated )?(?:\w+ )?(?:measurement|point|value|reading|data ?point|observation|result)|no (?:trend|prior|previous|earlier|other|second|comparison|comparative|serial|repeat)|not (?:be )?(?:determined|assessed|established|evaluated))\b/i;
+  /\b(?:cannot|can ?not|can['’]t|could not|couldn['’]t|unable to|not possible|impossible|insufficient|not enough|too few|only (?:one|a single|1)|single (?:measurement|point|value|reading|data ?point|observation|result)|one (?:dated )?(?:\w+ )?(?:measurement|point|value|reading|data ?point|observation|result)|no (?:trend|prior|previous|earlier|other|second|comparison|comparative|serial|repeat)|not (?:be )?(?:determined|assessed|established|evaluated)|(?:measured|recorded|documented|checked|taken|obtained|done) only once|no (?:[\w-]+ )?(?:change|trend|difference|comparison)s? (?:can|could) be (?:determined|assessed|established|evaluated|calculated|judged|made|inferred))\b/i;
 /** Words near a trend word that show it is about a drug or plan, not a measurement. */
 const NOT_A_MEASUREMENT = /^(?:dose|doses|dosage|regimen|medication|medications|drug|drugs|treatment|therapy|art|plan|management|risk|frequency)$/;
 /** What may precede a trend word when the subject is a pronoun or omitted. */
@@ -99,7 +101,7 @@ export function trendClaims(answer: string, selected: readonly SelectedSeries[],
         if (/^no longer$/i.test(wordsBefore(clause.text, hit.start, 2).join(' '))) continue;
         const negated = hit.direction !== 'flat' && negatedBefore(clause.text, hit.start, 3);
         for (const s of bind(answer, clause, sentence, at, hit, mentions, series)) {
-          claims.push({ series: s, direction: hit.direction, negated, clause, sentence, word: hit.word });
+          claims.push({ series: s, direction: hit.direction, negated, clause, sentence, word: hit.word, at: hit.start });
         }
       }
     }

@@ -18,13 +18,15 @@ type Dir = 'up' | 'down' | 'flat';
 
 const WINDOW = /\b(?:(?:past|last|previous|recent)\s+(?:year|12\s+months|twelve\s+months|6\s+months|six\s+months)|(?:12|twelve|6|six)[\s-]+months?)\b/i;
 const START_WORDS = new Set(['since', 'from', 'after', 'starting']);
+/** Between a direction word and its first date: "to <value> on" with no start point of its own. */
+const TO_FORM = /^(?:(?!\b(?:from|between|since|after)\b).)*\bto\b(?:(?!\b(?:from|between|since|after)\b).)*$/is;
 
 export function checkTrends(ctx: GateContext): CheckResult {
   if (!ctx.trendAsked || ctx.selected.length === 0) return noResult();
   const claims = trendClaims(ctx.answer, ctx.selected, ctx.facts.numeric_series);
   const checks: GateCheck[] = [];
   let patch: Patch | null = null;
-  for (const { series } of ctx.selected) {
+  for (const { series } of trendSeries(ctx)) {
     const own = claims.filter((c) => c.series === series);
     const result = series.n_points < 2 ? singlePoint(ctx, series, own) : direction(ctx, series, own);
     if (result.check) checks.push(result.check);
@@ -32,6 +34,17 @@ export function checkTrends(ctx: GateContext): CheckResult {
   }
   checks.push(...windowScope(ctx));
   return { checks, patch };
+}
+
+/**
+ * The selected series trend rules may judge. Claims are still bound against every selected series
+ * (so a word about an uncited series is never re-bound to a cited one), but a single In-Depth claim
+ * is trend-checked only for a series whose record it cites (§6.4 Target).
+ */
+function trendSeries(ctx: GateContext): GateContext['selected'] {
+  const local = ctx.claimLocal;
+  if (!local) return ctx.selected;
+  return ctx.selected.filter(({ series }) => series.points.some((p) => local.citations.has(p.index)));
 }
 
 // ---- single_point_trend -----------------------------------------------------------------------------
@@ -100,6 +113,12 @@ function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim): Verdict {
   if (c.direction === 'trend') return 'unknown';
   const byDate = new Map(s.points.map((p) => [p.date, p]));
   const dates = findIsoDates(c.clause.text).filter((d) => byDate.has(d.iso));
+  // "rose to 15.7 on D1 and returned to 15.6 on D2": the word names its own end point, the first
+  // date after it; later dates of the clause belong to the next change.
+  const endPoint = dates.find((d) => d.start > c.at);
+  if (dates.length >= 2 && endPoint && TO_FORM.test(c.clause.text.slice(c.at + c.word.length, endPoint.start))) {
+    return oneDate(c, s, byDate.get(endPoint.iso) as SeriesPoint, []);
+  }
   if (dates.length >= 2) {
     const sorted = dates.map((d) => byDate.get(d.iso) as SeriesPoint).sort((a, b) => (a.date < b.date ? -1 : 1));
     return compare(c, dirOf(sorted[0].value, sorted[sorted.length - 1].value));
@@ -121,17 +140,23 @@ function clauseValues(c: TrendClaim, s: NumericSeries, all: readonly NumericSeri
   return readValues(text, mentions, [s], all, () => text.length).filter((t) => t.series === s && !t.skip);
 }
 
-/** "increased to 52 kg on D" (D ends the change) or "has increased since D" (D starts it). */
+/**
+ * "increased to 52 kg on D" (D ends the change) or "has increased since D" (D starts it). The first
+ * documented point can only start a change, whatever the words before it.
+ */
 function oneDate(c: TrendClaim, s: NumericSeries, p: SeriesPoint, before: string[]): Verdict {
-  if (c.negated) return 'unknown';
   const pos = s.points.indexOf(p);
-  if (before.some((w) => START_WORDS.has(w))) {
-    const later = s.points.slice(pos + 1);
-    if (later.length === 0) return 'unknown';
+  const earlier = s.points.slice(0, pos);
+  const later = s.points.slice(pos + 1);
+  const start = later.length > 0 && (before.some((w) => START_WORDS.has(w)) || earlier.length === 0);
+  if (c.negated) {
+    // "has not increased since D" denies the change from D to the latest point.
+    return start ? compare(c, dirOf(p.value, later[later.length - 1].value)) : 'unknown';
+  }
+  if (start) {
     // Lenient like the end-date case: "rising from 8.1% on D" may stop at any later point.
     return later.some((l) => compare(c, dirOf(p.value, l.value)) === 'agree') ? 'agree' : 'disagree';
   }
-  const earlier = s.points.slice(0, pos);
   if (earlier.length === 0) return 'unknown';
   // Lenient on purpose: any earlier point from which the stated change holds makes the claim fair.
   return earlier.some((e) => compare(c, dirOf(e.value, p.value)) === 'agree') ? 'agree' : 'disagree';
@@ -187,7 +212,7 @@ function namedWindowMonths(text: string): number | null {
 
 function windowScope(ctx: GateContext): GateCheck[] {
   if (!WINDOW.test(`${ctx.question}\n${ctx.answer}`)) return [];
-  return ctx.selected
+  return trendSeries(ctx)
     .filter(({ series }) => series.window !== null)
     .map(({ series }) => {
       const w = series.window as NonNullable<NumericSeries['window']>;

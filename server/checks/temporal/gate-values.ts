@@ -10,7 +10,7 @@ import { makeCheck, noResult, sameValue, type CheckResult, type GateContext } fr
 import { readValues, type ValueToken } from './gate-numbers';
 import { findMentions, seriesSummaryPatch } from './gate-series';
 import { findDateLikeTokens } from './gate-dates';
-import { blankMarkers, blankSpans, findIsoDates, splitSentences, type IsoDate, type Piece } from './text';
+import { blankMarkers, blankSpans, findIsoDates, splitClauses, splitSentences, type IsoDate, type Piece } from './text';
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
 
 const MAX_FAILURES_PER_SERIES = 3;
@@ -26,6 +26,17 @@ const DATE_THEN_VALUE = /^[\s:,|)=\-–—]*(?:(?:the|a|an|patient['’]?s?|was|
 /** Other events a date may belong to: a value next to them is not "on" that date. */
 const OTHER_EVENT = /\b(?:return|next|scheduled|appointment|follow[- ]?up|start|started|initiat\w*|began|begin|diagnos\w*|enrol\w*|admi\w*|discharg\w*|prescrib\w*|since|after|before|until|prior|born|birth)\b/i;
 const MAX_NEAREST_WORDS = 6;
+/** A number of its own (`83`, `19.8`), not a digit inside a name (`CD4`, `HbA1c`). */
+const STANDALONE_NUMBER = /(?<![\p{L}\p{N}_.])\d+(?:[.,]\d+)?(?![\p{L}\p{N}_])/u;
+/**
+ * "ranged between 52.0 and 55.0 kg from D1 to D2": the values are the extent of the series over the
+ * dates (lowest and highest), not one value per date, so they are never paired with the dates by
+ * position or proximity — only a value written right next to its own date is bound.
+ */
+const EXTENT_WORD = /\brang(?:e|es|ed|ing)\b/i;
+const EXTENT_LEAD = /\bbetween\s*$/i;
+const SPAN_LEAD = /\b(?:between|from)\s*$/i;
+const SPAN_JOIN = /^\s*(?:and|to|through|until|-|–|—)\s*$/i;
 
 interface Binding {
   token: ValueToken;
@@ -37,6 +48,8 @@ interface SentenceDate {
   iso: string | null;
   start: number;
   end: number;
+  /** An end of a period ("between D1 and D2", "from D1 to D2"), not the date of one value. */
+  span?: boolean;
 }
 
 interface Failure {
@@ -53,7 +66,7 @@ export function checkDateValues(ctx: GateContext): CheckResult {
   for (const sentence of splitSentences(ctx.answer)) {
     const dates = findIsoDates(sentence.text);
     if (dates.length === 0) continue;
-    for (const b of bindSentence(sentence.text, dates, series, ctx.facts.numeric_series)) {
+    for (const b of bindSentence(sentence.text, dates, series, ctx.facts.numeric_series, ctx.claimLocal !== undefined)) {
       const s = b.token.series as NumericSeries;
       const outcome = judge(s, b);
       if (outcome.ok) push(verified, s, ...outcome.points);
@@ -71,14 +84,18 @@ function push<K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void {
 }
 
 /** Attributed values of one sentence with the date each is bound to (null = unbound). */
-function bindSentence(text: string, isoDates: readonly IsoDate[], series: readonly NumericSeries[], all: readonly NumericSeries[]): Binding[] {
+function bindSentence(text: string, isoDates: readonly IsoDate[], series: readonly NumericSeries[], all: readonly NumericSeries[], byClause: boolean): Binding[] {
   const malformed = findDateLikeTokens(text).filter((t) => t.kind !== 'iso');
   const blanked = blankSpans(blankMarkers(text), [...isoDates, ...malformed]);
   // A malformed date still occupies its place: a value written next to it is bound to it (and so
   // only checked for existence) instead of drifting to the nearest well-formed date.
   const dates: SentenceDate[] = [...isoDates, ...malformed.map((t) => ({ iso: null, start: t.start, end: t.end }))].sort((a, b) => a.start - b.start);
+  markSpans(blanked, dates);
   const mentions = findMentions(blanked, series, all);
-  const parts = splitParts(blanked);
+  // An In-Depth claim binds a value only to a date of its own clause (§6.4 Target): "74 kg [3], and
+  // a CD4 count was drawn on D" says nothing about weight on D. Clauses are cut from the unblanked
+  // text (same offsets) because trimming would drop a blanked date at a clause's end.
+  const parts = byClause ? splitClauses({ text, start: 0 }) : splitParts(blanked);
   const partEnd = (at: number) => {
     const p = parts.find((q) => at >= q.start && at <= q.start + q.text.length);
     return p ? p.start + p.text.length : blanked.length;
@@ -93,6 +110,14 @@ function bindSentence(text: string, isoDates: readonly IsoDate[], series: readon
     }
   }
   return out;
+}
+
+/** "between D1 and D2", "from D1 to D2": both dates bound a period (blanked text: citations are spaces). */
+function markSpans(text: string, dates: SentenceDate[]): void {
+  for (let i = 0; i + 1 < dates.length; i++) {
+    const [a, b] = [dates[i], dates[i + 1]];
+    if (SPAN_LEAD.test(text.slice(0, a.start)) && SPAN_JOIN.test(text.slice(a.end, b.start))) a.span = b.span = true;
+  }
 }
 
 /** `;` and line breaks separate claims; commas do not ("On D1 and D2, weight was 53 and 52 kg"). */
@@ -114,7 +139,8 @@ function bindPart(text: string, part: Piece, values: ValueToken[], dates: Senten
     else if (dates.length === 1) values.forEach((v) => bound.set(v, dates[0].iso));
     return values.map((token) => ({ token, date: bound.get(token) ?? null }));
   }
-  if (values.length >= 2 && grouped(text, values, dates)) {
+  const extent = values.length >= 2 && isExtent(text, part, values);
+  if (!extent && values.length >= 2 && grouped(text, values, dates)) {
     values.forEach((v, i) => bound.set(v, dates[i].iso));
   } else {
     for (const v of values) {
@@ -122,13 +148,22 @@ function bindPart(text: string, part: Piece, values: ValueToken[], dates: Senten
       if (d) bound.set(v, d.iso);
     }
     const loose = values.filter((v) => !bound.has(v));
-    if (values.length === 1 && dates.length === 1 && loose.length === 1 && !OTHER_EVENT.test(gap(text, loose[0], dates[0]))) bound.set(loose[0], dates[0].iso);
-    for (const v of values.filter((x) => !bound.has(x))) {
+    // A lone value and a lone date pair up, unless another value sits between them: in "height 172 cm
+    // and weight 83 kg (D)" the date belongs to the weight.
+    if (values.length === 1 && dates.length === 1 && loose.length === 1) {
+      const between = gap(text, loose[0], dates[0]);
+      if (!OTHER_EVENT.test(between) && !STANDALONE_NUMBER.test(between)) bound.set(loose[0], dates[0].iso);
+    }
+    for (const v of extent ? [] : values.filter((x) => !bound.has(x))) {
       const d = nearestInSegment(text, v, dates, values);
       if (d) bound.set(v, d.iso);
     }
   }
   return values.map((token) => ({ token, date: bound.get(token) ?? null }));
+}
+
+function isExtent(text: string, part: Piece, values: readonly ValueToken[]): boolean {
+  return EXTENT_WORD.test(part.text) || EXTENT_LEAD.test(text.slice(part.start, values[0].start));
 }
 
 function gap(text: string, v: ValueToken, d: SentenceDate): string {
@@ -168,11 +203,15 @@ function adjacentDate(text: string, v: ValueToken, dates: readonly SentenceDate[
   return scored[0].d;
 }
 
-/** Mutually nearest date and value inside one comma/parenthesis-delimited segment, a few words apart. */
+/**
+ * Mutually nearest date and value inside one comma/parenthesis-delimited segment, a few words apart;
+ * the end points of a period ("52.0 kg between D1 and D2") never bind this way.
+ */
 function nearestInSegment(text: string, v: ValueToken, dates: readonly SentenceDate[], values: readonly ValueToken[]): SentenceDate | null {
   const seg = segmentOf(text, v.start);
   const inSeg = <T extends { start: number }>(xs: readonly T[]) => xs.filter((x) => x.start >= seg.start && x.start < seg.end);
-  const segDates = inSeg(dates);
+  // A period's end points are not the date of a value that merely sits next to them.
+  const segDates = inSeg(dates).filter((d) => !d.span);
   const segValues = inSeg(values);
   const nearestDate = closest(segDates, (d) => distance(v, d));
   if (!nearestDate) return null;

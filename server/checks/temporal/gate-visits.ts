@@ -40,6 +40,12 @@ const LAST_VISIT = new RegExp(
 const QUALIFIED = /^\s*(?:before|prior\s+to|preceding|until|ahead\s+of|of\s+\d{4}|in\s+\d{4})\b/i;
 const OTHER_DATE_FRAME = /\b(?:return|next|scheduled|upcoming|appointment|follow[- ]?up|started|initiat\w*|enrol\w*|diagnos\w*|admi\w*|discharg\w*|born|birth|due|planned)\b/i;
 const LAST_VISIT_REACH = 120;
+/**
+ * "last visit was an adult return visit on D", "most recent encounter was a TB follow-up visit on D":
+ * the visit type is the predicate of the last-visit phrase, so its "return"/"follow-up" names the
+ * kind of visit, not another date's event.
+ */
+const VISIT_TYPE_PREDICATE = /^\s*(?:was|is)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,3}(?:visit|encounter|consultation)\s+(?:on|dated)\s+$/i;
 const PREPOSITION_BEFORE = /\b(?:at|during|since|from|after|before|by|in|on|of|for|until)\s+(?:the\s+|this\s+|that\s+|his\s+|her\s+|their\s+|patient['’]s\s+)*$/i;
 const ATTACHED_DATE = /^\s*(?:\[[^\]]*\]\s*)*[(,:]?\s*(?:on|dated|of)?\s*(?:\[[^\]]*\]\s*)*$/i;
 const SHORT_ANSWER_WORDS = 12;
@@ -105,7 +111,7 @@ function framedDates(answer: string): FramedDate[] {
         // Past tense anywhere after the framing ("the next visit after D1 was on D2") is narration, and a
         // date introduced by after/since/before is a reference point, not the appointment.
         if (HISTORICAL.test(lead) || HISTORICAL.test(clause.text.slice(frameEnd))) continue;
-        if (date.start >= frameEnd && /\b(?:after|since|before|until|from)\s*$/i.test(between)) continue;
+        if (date.start >= frameEnd && /\b(?:after|since|before|until|from)\s*(?:(?:the|this|that|her|his|their|patient['’]s)\s+)?$/i.test(between)) continue;
         if (!out.some((o) => o.iso === date.iso)) out.push({ iso: date.iso, clause: clause.text });
       }
     }
@@ -231,7 +237,7 @@ function boundLastVisitDate(sentence: Piece, start: number, end: number): string
   const after = dates.find((d) => d.start >= end);
   if (after && after.end <= clauseEnd && after.start - end <= LAST_VISIT_REACH) {
     const between = text.slice(end, after.start);
-    if (OTHER_DATE_FRAME.test(between) || /\b(?:not|no|never)\b|n't\b/i.test(between)) return null;
+    if ((OTHER_DATE_FRAME.test(between) && !VISIT_TYPE_PREDICATE.test(between)) || /\b(?:not|no|never)\b|n't\b/i.test(between)) return null;
     // "recorded at the last visit was D": as a prepositional object the phrase owns only a date
     // attached to it ("at the last visit on D"); the clause's verb belongs to another subject.
     if (PREPOSITION_BEFORE.test(text.slice(0, start)) && !ATTACHED_DATE.test(between)) return null;

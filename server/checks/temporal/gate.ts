@@ -49,6 +49,7 @@ function gateContext(input: GateInput, facts: TemporalFacts): GateContext {
     selected: selectSeries(facts.numeric_series, input.answer, input.question),
     trendAsked: questionTrend || hasTrendWord(input.answer),
     questionTrend,
+    ...(input.claimLocal ? { claimLocal: { citations: new Set(input.citations) } } : {}),
   };
 }
 

@@ -38,10 +38,17 @@ const YES_NO = /^\(?\s*(?:yes|no)\b/i;
 const ORDER_CLASS = /^(?:drug order|medication)/i;
 
 /** True for a real calendar date `YYYY-MM-DD` (rejects `2026-02-30`, `2026-13-01`). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** A real calendar date in `YYYY-MM-DD` form (called for every dated line: arithmetic, no Date objects). */
 export function isCalendarDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  if (s.length !== 10 || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  if (m < 1 || m > 12 || d < 1) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return d <= (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]);
 }
 
 /** `cls`: text before ` — ` and before `:` (§6.1). */

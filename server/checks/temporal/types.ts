@@ -126,4 +126,9 @@ export interface GateInput {
   citations: number[];
   facts: TemporalFacts | null;
   mode: GateMode;
+  /**
+   * In-Depth claim reading (§6.4 Target), absent for the Answer: trend rules run only for a series
+   * with a point among `citations`, and a value is bound only to a date written in its own clause.
+   */
+  claimLocal?: boolean;
 }

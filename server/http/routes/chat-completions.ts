@@ -38,8 +38,17 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps): Promise<Record<s
   }
 }
 
+/** Hub time vs model time of a blocking response (`hub` excludes router calls and slot waits). */
+function serverTiming(started: number, turn: TurnState): string {
+  const total = performance.now() - started;
+  const { modelMs, queueMs } = turn.timing;
+  const hub = Math.max(0, total - modelMs - queueMs);
+  return `hub;dur=${hub.toFixed(3)}, model;dur=${modelMs.toFixed(3)}, queue;dur=${queueMs.toFixed(3)}`;
+}
+
 export function chatCompletionsHandler(deps: ChatRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
+    const started = performance.now();
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -62,6 +71,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         res.end(chunkFrames(body.model, content, includeUsage ? turn.usage : null, completionId()).join(''));
         return;
       }
+      res.setHeader('Server-Timing', serverTiming(started, turn));
       res.status(200).json(chatCompletion(body.model, content, turn.usage));
     } catch (err) {
       if (abort.signal.aborted) {

@@ -103,6 +103,8 @@ describe('upcoming_date', () => {
     ['narrated next visit', 'The next visit after 2006-03-03 was on 2006-04-13 [13].'],
     ['directly negated', 'The patient is not scheduled for any visit after 2006-06-06.'],
     ['negated next', 'There is no next appointment after 2006-06-01 [5].'],
+    // Found by the acceptance corpus: the reference date behind a determiner was read as the appointment.
+    ['reference point behind "after the"', 'The next return visit after the 2006-05-18 visit [4] is 2006-06-06.'],
   ])('%s is not a future claim', (_name, answer) => {
     expect(failures(gate(CLINIC, NEXT_Q, answer))).toEqual([]);
   });
@@ -189,6 +191,16 @@ describe('last_visit', () => {
     ['different clause', 'The last visit is documented; the return visit date was 2006-06-01 [5].'],
   ])('%s is not a last-visit claim', (_name, answer) => {
     expect(gate(CLINIC, LAST_Q, answer).checks.filter((c) => c.id === 'last_visit')).toEqual([]);
+  });
+
+  // Found by the acceptance corpus: a visit type named as the predicate ("was an adult return visit
+  // on D") used to hide the date, so a wrong last visit written this way was never checked.
+  test.each<[string, string, string]>([
+    ['return visit type, wrong', 'The last visit was an adult return visit on 2006-04-13 [13].', 'last_visit:fail'],
+    ['follow-up visit type, wrong', 'The most recent encounter was a follow-up visit on 2006-04-13 [13].', 'last_visit:fail'],
+    ['return visit type, correct', 'The last visit was an adult return visit on 2006-05-18 [4].', 'last_visit:pass'],
+  ])('visit type as predicate: %s', (_name, answer, want) => {
+    expect(verdicts(gate(CLINIC, LAST_Q, answer))).toContain(want);
   });
 
   test('activity-only chart: a last-visit claim fails with the no-encounter patch (§12)', () => {

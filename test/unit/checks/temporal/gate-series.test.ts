@@ -224,3 +224,83 @@ describe('date_value_binding', () => {
     expect(failures(gate(CLINIC, Q, 'Weight was 44 kg.'))).toEqual([]);
   });
 });
+
+/**
+ * Found by the acceptance corpus (test/acceptance/temporal-corpus.test.ts): correct phrasings that
+ * used to fail, and wrong claims that used to pass.
+ */
+describe('acceptance-corpus regressions', () => {
+  test.each<[string, string]>([
+    ['"measured only once"', 'Height was measured only once (150 cm on 2006-03-03 [21]), so no change can be assessed.'],
+    ['"no change can be assessed"', 'Only a single CD4 count is documented (350 cells/µL on 2006-03-03) [18]; no change can be assessed.'],
+  ])('a single point acknowledged as %s ⇒ single_point_trend pass, no claim', (_name, answer) => {
+    const r = gate(CLINIC, 'Has it changed?', answer);
+    expect(failures(r)).toEqual([]);
+    expect(verdicts(r)).toContain('single_point_trend:pass');
+  });
+
+  test('"no change can be seen" is still a claim, not an acknowledgement', () => {
+    expect(failures(gate(CLINIC, TREND_Q, 'No change can be seen in weight since 2006-03-03 [20].'))).toEqual(['trend_direction']);
+  });
+
+  test('a range (lowest..highest) over a period is not paired with the period ends', () => {
+    expect(failures(gate(CLINIC, 'Weight?', 'Weight has ranged between 41 and 45 kg from 2006-03-03 to 2006-05-18 [20][3].'))).toEqual([]);
+    expect(failures(gate(CLINIC, 'Weight?', 'Weight ranged from 41 to 45 kg between 2006-03-03 and 2006-05-18 [20][3].'))).toEqual([]);
+    // Every value of the range is still checked for existence.
+    expect(failures(gate(CLINIC, 'Weight?', 'Weight has ranged between 41 and 46 kg from 2006-03-03 to 2006-05-18 [20][3].'))).toEqual(['date_value_binding']);
+    // A value written right next to its own date is still bound to it.
+    expect(failures(gate(CLINIC, 'Weight?', 'Weight ranged from 41 kg on 2006-03-03 [20] to 45 kg on 2006-05-18 [3].'))).toEqual(['date_value_binding', 'date_value_binding']);
+  });
+
+  test('a value next to a period ("between D1 and D2") is not bound to the period start', () => {
+    const r = gate(CLINIC, TREND_Q, 'Weight trend is downward: 45 kg → 43 kg → 41 kg between 2006-03-03 and 2006-05-18 [20][12][3].');
+    expect(failures(r)).toEqual([]);
+    expect(verdicts(r)).toContain('date_value_binding:pass');
+  });
+
+  test('coordinated deltas over periods are deltas, not measurements', () => {
+    const r = gate(CLINIC, TREND_Q, 'Weight fell by 2 kg between 2006-03-03 and 2006-04-13 [20][12] and 2 kg between 2006-04-13 and 2006-05-18 [12][3].');
+    expect(failures(r)).toEqual([]);
+    // Not a delta: a new measurement after "and" with a verb of its own is still checked.
+    expect(failures(gate(CLINIC, 'Weight?', 'Weight fell by 2 kg between 2006-03-03 and 2006-04-13 and weighed 2 kg on 2006-05-18 [3].'))).toEqual(['date_value_binding']);
+  });
+
+  test('"rose to X on D1 and fell back to Y on D2": each word is judged at its own end point', () => {
+    const f = makeFacts({ series: { Weight: [{ index: 1, date: '2006-01-01', value: 40, unit: 'kg' }, { index: 2, date: '2006-02-01', value: 45, unit: 'kg' }, { index: 3, date: '2006-03-01', value: 42, unit: 'kg' }] } });
+    const ok = gate(f, TREND_Q, 'Weight rose to 45 kg on 2006-02-01 [2] and fell back to 42 kg on 2006-03-01 [3].');
+    expect(failures(ok)).toEqual([]);
+    expect(verdicts(ok)).toContain('trend_direction:pass');
+    expect(failures(gate(f, TREND_Q, 'Weight fell to 45 kg on 2006-02-01 [2] and rose to 42 kg on 2006-03-01 [3].'))).toEqual(['trend_direction']);
+  });
+
+  test('a lone date is not bound across another value ("height 150 cm and weight 41 kg (D)")', () => {
+    expect(failures(gate(CLINIC, 'BMI?', 'With a height of 150 cm [21] and a weight of 41 kg (2006-05-18) [3], the BMI is about 18 kg/m2.'))).toEqual([]);
+    expect(failures(gate(CLINIC, 'Height?', 'Height was 150 cm on 2006-05-18 [21].'))).toEqual(['date_value_binding']);
+    expect(failures(gate(CLINIC, 'Height?', 'Height was 150 cm [21], and it was recorded again on 2006-05-18.'))).toEqual(['date_value_binding']);
+  });
+
+  test('"a further 2 kg" is an increment, not a measurement', () => {
+    expect(failures(gate(CLINIC, TREND_Q, 'Weight fell by 2 kg from 2006-03-03 to 2006-04-13 [20][12] and by a further 2 kg by 2006-05-18 [3].'))).toEqual([]);
+  });
+
+  test.each<[string, string, string[]]>([
+    ['first point as start', 'Weight has increased since the first visit on 2006-03-03 [20].', ['trend_direction']],
+    ['first point as start, correct', 'Weight was 45 kg at the first visit on 2006-03-03 [20] and has decreased since.', []],
+    ['negated, denied change is real', 'Weight has not decreased since 2006-03-03 [20].', ['trend_direction']],
+    ['negated, correct', 'Weight has not increased since 2006-03-03 [20]; it is now 41 kg [3].', []],
+  ])('one dated point: %s', (_name, answer, want) => {
+    expect(failures(gate(CLINIC, TREND_Q, answer))).toEqual(want);
+  });
+
+  test('a shared-unit series named by a multi-word name just before "was <value>" is bound', () => {
+    const bp = makeFacts({
+      reference: '2026-03-10',
+      series: {
+        'Systolic blood pressure': [{ index: 5, date: '2026-01-10', value: 130, unit: 'mmHg' }, { index: 2, date: '2026-03-02', value: 120, unit: 'mmHg' }],
+        'Diastolic blood pressure': [{ index: 6, date: '2026-01-10', value: 85, unit: 'mmHg' }, { index: 3, date: '2026-03-02', value: 80, unit: 'mmHg' }],
+      },
+    });
+    expect(failures(gate(bp, 'BP?', 'Systolic blood pressure was 130 mmHg on 2026-03-02 [2].'))).toEqual(['date_value_binding']);
+    expect(verdicts(gate(bp, 'BP?', 'Systolic blood pressure was 120 mmHg on 2026-03-02 [2].'))).toContain('date_value_binding:pass');
+  });
+});
