@@ -19,6 +19,9 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** Hub self time per request (Server-Timing `hub;dur`), collected by timeRequests when present. */
+const hubSelfMs: number[] = [];
+
 async function timeRequests(pool: Pool, pathName: string, body: unknown, n: number): Promise<number[]> {
   const out: number[] = [];
   const payload = JSON.stringify(body);
@@ -27,6 +30,8 @@ async function timeRequests(pool: Pool, pathName: string, body: unknown, n: numb
     const res = await pool.request({ method: 'POST', path: pathName, headers: { 'content-type': 'application/json' }, body: payload });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+    const timing = /hub;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''));
+    if (timing) hubSelfMs.push(Number(timing[1]));
     out.push(performance.now() - t0);
   }
   return out.sort((a, b) => a - b);
@@ -63,7 +68,9 @@ export async function benchLegOverhead(n = 400): Promise<Record<string, number>>
     await timeRequests(direct, '/v1/chat/completions', routerBody, 50); // warm-up
     await timeRequests(viaHub, '/v1/chat/completions', hubBody, 50);
     const d = await timeRequests(direct, '/v1/chat/completions', routerBody, n);
+    hubSelfMs.length = 0;
     const h = await timeRequests(viaHub, '/v1/chat/completions', hubBody, n);
+    const self = [...hubSelfMs].sort((a, b) => a - b);
     const result = {
       requests: n,
       direct_p50_ms: pct(d, 50),
@@ -73,6 +80,8 @@ export async function benchLegOverhead(n = 400): Promise<Record<string, number>>
       added_p50_ms: pct(h, 50) - pct(d, 50),
       added_p99_ms: pct(h, 99) - pct(d, 99),
       ratio_p50: pct(h, 50) / pct(d, 50),
+      hub_handler_p50_ms: pct(self, 50),
+      hub_handler_p99_ms: pct(self, 99),
     };
     return result;
   } finally {
@@ -90,7 +99,8 @@ if (require.main === module) {
       `leg overhead (blocking, concurrency 1, ${r.requests} requests)\n` +
         `  direct router  p50 ${fmt(r.direct_p50_ms)} ms  p99 ${fmt(r.direct_p99_ms)} ms\n` +
         `  through hub    p50 ${fmt(r.hub_p50_ms)} ms  p99 ${fmt(r.hub_p99_ms)} ms\n` +
-        `  added          p50 ${fmt(r.added_p50_ms)} ms  p99 ${fmt(r.added_p99_ms)} ms  (ratio hub/direct p50 ${r.ratio_p50.toFixed(2)}x)\n`,
+        `  added          p50 ${fmt(r.added_p50_ms)} ms  p99 ${fmt(r.added_p99_ms)} ms  (ratio hub/direct p50 ${r.ratio_p50.toFixed(2)}x)\n` +
+        `  hub handler (Server-Timing, excludes router calls)  p50 ${fmt(r.hub_handler_p50_ms)} ms  p99 ${fmt(r.hub_handler_p99_ms)} ms\n`,
     );
     fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
     fs.writeFileSync(path.join(ROOT, 'bench/results/leg-overhead.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));

@@ -5,7 +5,7 @@ import { benchLegOverhead } from './leg-overhead';
 async function main(): Promise<void> {
   const r = await benchLegOverhead();
   process.stdout.write(
-    `leg overhead: hub p50 ${r.hub_p50_ms.toFixed(3)} ms vs router ${r.direct_p50_ms.toFixed(3)} ms → added p50 ${r.added_p50_ms.toFixed(3)} ms, p99 ${r.added_p99_ms.toFixed(3)} ms (ratio ${r.ratio_p50.toFixed(2)}x)\n`,
+    `leg overhead: hub p50 ${r.hub_p50_ms.toFixed(3)} ms vs router ${r.direct_p50_ms.toFixed(3)} ms → added p50 ${r.added_p50_ms.toFixed(3)} ms, p99 ${r.added_p99_ms.toFixed(3)} ms (ratio ${r.ratio_p50.toFixed(2)}x); hub handler p50 ${r.hub_handler_p50_ms.toFixed(3)} ms\n`,
   );
   for (const row of await runContextSelectionBench()) process.stdout.write(`${formatContextSelection(row)}\n`);
 }
