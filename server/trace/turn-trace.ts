@@ -1,0 +1,54 @@
+/**
+ * The trace line of one turn (§11.2 fields the hub has so far), for completed, failed and cancelled
+ * turns alike. Built from the turn state only; the writer sanitises secrets and URLs.
+ */
+import type { TurnState } from '../engine/types';
+
+export type TurnOutcome =
+  | { status: 'completed' }
+  | { status: 'failed'; code: string }
+  | { status: 'cancelled' };
+
+const QUESTION_LIMIT = 2000;
+
+/** `context.session` / `request_id` / `message_id`, stringified, non-blank scalars only. */
+export function correlation(context: Record<string, unknown> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of ['session', 'request_id', 'message_id']) {
+    const v = context?.[key];
+    if ((typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') && String(v).trim() !== '') out[key] = String(v);
+  }
+  return out;
+}
+
+/** The stage that was running when the turn stopped early (its timing step is not `completed`). */
+function stoppedAt(turn: TurnState): string | null {
+  const last = [...turn.steps].reverse().find((s) => s.role === 'stage_timing' && s.status !== 'completed');
+  return last ? String(last.stage) : null;
+}
+
+export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
+  const { profile } = turn;
+  return {
+    ts: new Date().toISOString(),
+    level_id: turn.request.model,
+    profile_id: profile.lowLevelLeg ? null : profile.id,
+    request_id: turn.requestId,
+    question: turn.question.slice(0, QUESTION_LIMIT),
+    correlation: correlation(turn.request.context),
+    hub_revision: extra.hubRevision,
+    models: {
+      synthesizer: profile.models.answer ?? profile.models.indepth ?? null,
+      validator: profile.models.review ?? null,
+    },
+    outcome: { ...outcome, stopped_at: outcome.status === 'completed' ? null : stoppedAt(turn) },
+    answer_text: turn.draft?.answer ?? null,
+    temporal_gate: turn.temporalGate,
+    context: turn.context,
+    usage: turn.usage,
+    exact_request_budgets: turn.tokens ? { measurements: turn.budgets, token_counter: turn.tokens.stats() } : null,
+    prefix_share: turn.prefixShares,
+    router_slot_evidence: turn.slots,
+    steps: turn.steps,
+  };
+}
