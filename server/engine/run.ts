@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { HubError } from '../errors';
 import type { Profile } from '../profiles/types';
+import { productEnvelope } from './envelope';
 import { resultEnvelope } from './output';
 import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
@@ -14,7 +15,7 @@ import { zeroUsage } from './usage';
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
   const missing: string[] = profile.stages.filter((s) => !STAGES[s]);
-  if (!['bare'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
+  if (!['bare', 'product'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
   return [...new Set(missing)];
 }
 
@@ -53,6 +54,13 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     temporalFactsText: '',
     originalDraft: null,
     issues: [],
+    references: [],
+    confidence: { answer: { level: 'green', note: '' } },
+    answerValidation: null,
+    inDepth: null,
+    inDepthClaims: null,
+    notes: [],
+    lastEmitted: null,
     answerPrompt: null,
     prefixShares: [],
   };
@@ -69,23 +77,29 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
     if (!stage) throw new HubError('stage_not_implemented', 501, `Stage '${name}' is not available in this hub build.`);
     const occurrence = (occurrences.get(name) ?? 0) + 1;
     occurrences.set(name, occurrence);
-    const started = performance.now();
+    let elapsed = 0;
+    let since = performance.now();
     let status: 'completed' | 'failed' | 'cancelled' = 'completed';
     try {
       turn.signal.throwIfAborted();
       const out = stage.run(turn, deps);
       if (isAsyncIterable(out)) {
         for await (const event of out) {
-          // Close the timing before the event is handed out, so consumer time is never counted.
+          // The clock stops while the consumer holds the event: its time is never the stage's.
+          elapsed += performance.now() - since;
           yield event;
+          since = performance.now();
+          turn.signal.throwIfAborted();
         }
       } else await out;
     } catch (err) {
       status = turn.signal.aborted ? 'cancelled' : 'failed';
       throw err;
     } finally {
-      turn.steps.push({ role: 'stage_timing', stage: name, occurrence, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, status });
+      elapsed += performance.now() - since;
+      turn.steps.push({ role: 'stage_timing', stage: name, occurrence, duration_ms: Math.round(elapsed * 1000) / 1000, status });
     }
   }
-  yield { name: 'result', data: resultEnvelope(turn) };
+  if (turn.profile.policies.output === 'product') yield { name: 'done', data: productEnvelope(turn) };
+  else yield { name: 'result', data: resultEnvelope(turn) };
 }

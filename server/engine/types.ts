@@ -7,6 +7,7 @@ import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
 import type { BudgetMeasurement } from './budget';
+import type { Reference } from './references';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 
@@ -67,6 +68,12 @@ export interface TemporalPolicy {
 
 export type TemporalGateResult = GateResult;
 
+export interface ConfidenceLevel {
+  level: 'green' | 'yellow' | 'red';
+  note: string;
+  [key: string]: unknown;
+}
+
 export interface TraceStep {
   role: string;
   [key: string]: unknown;
@@ -107,6 +114,20 @@ export interface TurnState {
   originalDraft: AnswerDraft | null;
   /** Issues raised by deterministic checks (contracts, temporal gate). */
   issues: Array<Record<string, unknown>>;
+  /** Answer references (§8), resolved against the complete ledger. */
+  references: Reference[];
+  /** `confidence.answer` / `confidence.in_depth` (§7.8). */
+  confidence: { answer: ConfidenceLevel; in_depth?: ConfidenceLevel };
+  /** `answerValidation` (§7.4) once resolve_refs ran. */
+  answerValidation: Record<string, unknown> | null;
+  /** `inDepth` (§3.5) for plans with In-Depth; null otherwise (and then no key at all, decision 19). */
+  inDepth: Record<string, unknown> | null;
+  /** The writer's In-Depth claims, as drafted (null until drafted, or when withheld). */
+  inDepthClaims: string[] | null;
+  /** Notes behind the Answer's confidence, in the order checks raised them. */
+  notes: string[];
+  /** The last envelope handed to the client; a late failure restores it (§3.3). */
+  lastEmitted: Record<string, unknown> | null;
   /** The Answer prompt text, the prefix later stages are measured against (decision 8). */
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */

@@ -6,7 +6,8 @@ import { parseAnswer } from '../answer-parse';
 import { callModel } from '../budget';
 import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
 import { writerSampling } from '../sampling';
-import type { EngineDeps, Stage, TurnState } from '../types';
+import { FALLBACK_ANSWER, isSubstantive } from '../substance';
+import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 
 /**
  * The Answer request for a given context message and history. The context stage measures exactly
@@ -25,20 +26,44 @@ export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage:
   return body;
 }
 
+async function synthesize(turn: TurnState, deps: EngineDeps, role: 'answer_synth' | 'answer_resynth'): Promise<AnswerDraft> {
+  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation);
+  const result = await callModel(turn, deps, 'answer', body);
+  const draft = parseAnswer(result.content);
+  turn.steps.push({
+    role,
+    model: body.model,
+    structured: draft.structured,
+    substantive: isSubstantive(draft.answer),
+    prompt_tokens: result.usage.prompt_tokens,
+    completion_tokens: result.usage.completion_tokens,
+    queue_wait_ms: result.queueWaitMs,
+    router_ms: result.routerMs,
+  });
+  return draft;
+}
+
+function fallbackDraft(): AnswerDraft {
+  return { answer: FALLBACK_ANSWER, citations: [], declared: [], blocks: [], rawBlocks: [], structured: false };
+}
+
 export const answerStage: Stage = {
   name: 'answer',
   async run(turn, deps) {
-    const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation);
-    const result = await callModel(turn, deps, 'answer', body);
-    turn.draft = parseAnswer(result.content);
-    turn.steps.push({
-      role: 'answer_synth',
-      model: body.model,
-      structured: turn.draft.structured,
-      prompt_tokens: result.usage.prompt_tokens,
-      completion_tokens: result.usage.completion_tokens,
-      queue_wait_ms: result.queueWaitMs,
-      router_ms: result.routerMs,
-    });
+    let draft = await synthesize(turn, deps, 'answer_synth');
+    // The substance gate (§7.1) guards hub-owned Answers; legs return what the writer said.
+    if (turn.profile.policies.answerContract === 'chart_answer' && !isSubstantive(draft.answer)) {
+      const loops = Math.max(1, turn.profile.policies.reviewLoops);
+      for (let i = 0; i < loops && !isSubstantive(draft.answer); i++) draft = await synthesize(turn, deps, 'answer_resynth');
+      if (isSubstantive(draft.answer)) {
+        turn.confidence.answer = { level: 'yellow', note: 'An initial draft was not a usable answer; it was written again.' };
+      } else {
+        draft = fallbackDraft();
+        turn.confidence.answer = { level: 'red', note: 'The writer did not produce a usable answer.' };
+        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The model did not produce a substantive answer.', source_indices: [] });
+      }
+      turn.steps.push({ role: 'substance_gate', substantive: isSubstantive(draft.answer), attempts: turn.steps.filter((s) => s.role === 'answer_resynth').length + 1 });
+    }
+    turn.draft = draft;
   },
 };

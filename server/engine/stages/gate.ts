@@ -7,6 +7,7 @@
  */
 import { runContractGate } from '../../checks/contracts';
 import { applyTemporalGate, runTemporalGate } from '../../checks/temporal/gate';
+import { mergeContractConfidence, mergeGateConfidence } from '../confidence';
 import type { AnswerDraft, Stage, TableBlock, TurnState } from '../types';
 
 /** The gate reads tables too: each row as `cell | cell | …` after the prose (§6.3). */
@@ -22,6 +23,7 @@ function snapshot(draft: AnswerDraft): AnswerDraft {
 function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
   const result = runContractGate({ ...draft, blocks: draft.rawBlocks as TableBlock[] });
   turn.issues.push(...result.issues);
+  mergeContractConfidence(turn, result.issues);
   turn.steps.push({ role: 'table_contract', blocks_withheld: result.blocksWithheld, issues: result.issues.length });
   return { draft: { ...result.draft, declared: draft.declared, rawBlocks: result.draft.blocks, structured: draft.structured }, changed: result.changed };
 }
@@ -29,8 +31,12 @@ function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft
 function runTemporal(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
   const result = runTemporalGate({ question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode });
   const applied = applyTemporalGate(result, { answer: draft.answer, citations: draft.citations, blocks: draft.blocks });
+  // A failure the patch corrected stays listed (the draft had it) but no longer blocks the Answer.
+  const patched = applied.applied === 'patch';
+  turn.issues.push(...result.checks.filter((c) => c.status !== 'pass').map((c) => (patched && c.status === 'fail' ? { ...c, resolved_by: 'patch' } : { ...c })));
   turn.temporalGate = { ...result, applied: applied.applied };
-  turn.issues.push(...result.checks.filter((c) => c.status !== 'pass').map((c) => ({ ...c })));
+  mergeGateConfidence(turn);
+
   turn.steps.push({ role: 'temporal_gate', mode: result.mode, status: result.status, applied: applied.applied, n_checks: result.checks.length });
   if (!applied.changed) return { draft, changed: false };
   return { draft: { ...draft, answer: applied.answer, citations: applied.citations, blocks: applied.blocks }, changed: true };

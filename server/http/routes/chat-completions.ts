@@ -5,6 +5,8 @@
 import type { Request, Response } from 'express';
 import { HubError, isAbortError } from '../../errors';
 import { drainTurn } from '../../engine/drain';
+import { runProductTurn } from '../../engine/product';
+import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from '../sse';
 import { assertRunnable, createTurn } from '../../engine/run';
 import type { EngineDeps, TurnState } from '../../engine/types';
 import { turnTrace, type TurnOutcome } from '../../trace/turn-trace';
@@ -23,6 +25,32 @@ function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
   if (err === null) return { status: 'completed' };
   if (turn.signal.aborted || isAbortError(err)) return { status: 'cancelled' };
   return { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
+}
+
+/**
+ * Staged SSE for product profiles (§3.1): headers are already out; events stream as they come, with
+ * heartbeats; the trace line records how the stream ended.
+ */
+async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response): Promise<void> {
+  let outcome: TurnOutcome = { status: 'cancelled' };
+  const events = (async function* () {
+    for await (const event of runProductTurn(turn, deps, { adapter: 'stream' })) {
+      if (event.name === 'done') outcome = { status: 'completed' };
+      if (event.name === 'error') outcome = { status: 'failed', code: String(event.data.code) };
+      yield event;
+    }
+  })();
+  try {
+    const ended = await streamStagedEvents(res, events, { heartbeatMs: deps.config.sseHeartbeatSeconds * 1000, signal: turn.signal });
+    if (ended === 'client_gone') outcome = { status: 'cancelled' };
+  } catch (err) {
+    // The producer failed outside the settled paths (a bug): still end with a terminal frame.
+    outcome = { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
+    if (!res.writableEnded) res.write(formatSseEvent('error', { code: 'internal_error', source: 'hub', message: 'The hub failed while streaming this turn.' }));
+  } finally {
+    if (!res.writableEnded) res.end();
+    deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
+  }
 }
 
 /** Drains a turn and writes its trace line whatever happens (completed, failed or cancelled). */
@@ -62,6 +90,12 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
       assertRunnable(profile);
       res.locals.profile = profile.lowLevelLeg ? 'leg' : profile.id;
+      if (body.stream === true && profile.staged) {
+        // Headers before any context work: ChartSearchAI gives up after 30 s without them (decision 2).
+        flushStagedHeaders(res);
+        await streamTraced(turn, deps, res);
+        return;
+      }
       const envelope = await runTraced(turn, deps);
       const content = JSON.stringify(envelope);
       if (body.stream === true) {

@@ -1,0 +1,78 @@
+/**
+ * The product envelope (§3.4): every staged event carries the complete current state, so a client
+ * may render any of them. In-Depth state lives only under `inDepth`, and only for plans that have
+ * In-Depth (decision 19); there is never a top-level `status`.
+ */
+import { answerUsages, resolveReferences } from './references';
+import type { TurnState } from './types';
+import { VALIDATION_LABELS, type ValidationStatus } from './validation';
+
+/** Drug safety is not built yet: say so in the canonical object, never imply a clean check (§9.6). */
+export const DRUG_SAFETY_UNAVAILABLE = Object.freeze({
+  schema_version: 'drug_safety.v1',
+  status: 'unavailable',
+  warnings: [],
+  package: null,
+  coverage: { mapping_complete: false, exposure_complete: false, execution_complete: false, active_order_count: 0, mapped_active_order_count: 0 },
+  identity_confidence: null,
+  issues: [{ id: 'drug_safety_unavailable', reason: 'Drug-safety checks are not available in this hub build.' }],
+});
+
+export function productEnvelope(turn: TurnState): Record<string, unknown> {
+  const draft = turn.draft ?? { answer: '', blocks: [] };
+  const envelope: Record<string, unknown> = {
+    answer: draft.answer,
+    references: turn.references,
+    blocks: draft.blocks,
+    model: turn.request.model,
+    confidence: turn.confidence,
+    answerValidation: turn.answerValidation,
+    temporalGate: turn.temporalGate,
+    context: turn.context,
+    safetyStatus: 'unavailable',
+    drug_safety: DRUG_SAFETY_UNAVAILABLE,
+  };
+  if (turn.profile.stages.includes('indepth')) envelope.inDepth = turn.inDepth ?? pendingInDepth();
+  return envelope;
+}
+
+export function pendingInDepth(): Record<string, unknown> {
+  return { status: 'pending', answer: '', error: '', validation: null };
+}
+
+/**
+ * `answerValidation` of a product Answer. `checking` until the final references are resolved; then
+ * needs_review for a red Answer or any blocking issue, edited when a check changed the first draft,
+ * else checked (no review policy: nothing can make it `unavailable`, decision 16).
+ */
+export function productValidation(turn: TurnState, phase: 'checking' | 'final', now: Date = new Date()): Record<string, unknown> {
+  let status: ValidationStatus = 'checking';
+  if (phase === 'final') {
+    const blocking = turn.issues.some((i) => i.status === 'fail' && i.severity === 'block' && i.resolved_by === undefined);
+    if (turn.confidence.answer.level === 'red' || blocking) status = 'needs_review';
+    else status = turn.originalDraft ? 'edited' : 'checked';
+  }
+  const out: Record<string, unknown> = {
+    status,
+    label: VALIDATION_LABELS[status],
+    summary: phase === 'final' ? 'Answer checked against the chart and deterministic temporal/date rules.' : 'Checking the answer against the chart.',
+    issues: dedupe(turn.issues),
+  };
+  if (phase === 'final') out.completedAt = now.toISOString();
+  const first = turn.originalDraft;
+  if (first && turn.ledger) {
+    out.originalAnswer = first.answer;
+    // Review artefacts, never final evidence: resolved for the draft only, unchecked (§3.5, §7.4).
+    out.originalReferences = resolveReferences(answerUsages(first, 'answer_review_draft'), turn.ledger, 'unchecked');
+    out.originalBlocks = first.blocks;
+  }
+  return out;
+}
+
+function dedupe(issues: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = JSON.stringify(i, Object.keys(i).sort());
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * Product turns end honestly whatever happens (§3.3, decisions 2 and 3): a failure after the Answer
+ * was shown keeps that Answer with its checks settled; a failure before any Answer ends in a
+ * fallback `done` that carries every envelope key; context errors end a stream with `event: error`
+ * (a blocking request keeps an Answer it already has). A cancelled turn just stops.
+ */
+import { HubError, isAbortError } from '../errors';
+import { DRUG_SAFETY_UNAVAILABLE, productEnvelope } from './envelope';
+import { runTurn } from './run';
+import { FALLBACK_ANSWER } from './substance';
+import type { EngineDeps, EngineEvent, TurnState } from './types';
+import { VALIDATION_LABELS } from './validation';
+
+const CONTEXT_ERRORS = new Set(['insufficient_context', 'context_source_unavailable', 'context_source_failed', 'tokenization_unavailable']);
+
+export function isContextError(err: unknown): err is HubError {
+  return err instanceof HubError && CONTEXT_ERRORS.has(err.code);
+}
+
+const NOT_GENERATED = 'In-Depth was not generated.';
+
+/** The last emitted Answer, restored and settled: red, needs_review, In-Depth not generated. */
+export function lateFailureEnvelope(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+  const env = structuredClone(turn.lastEmitted!) as Record<string, any>;
+  env.confidence = { ...env.confidence, answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
+  env.answerValidation = { ...env.answerValidation, status: 'needs_review', label: VALIDATION_LABELS.needs_review, completedAt: now.toISOString() };
+  if ('inDepth' in env) {
+    const gate = env.inDepth?.validation ?? null;
+    env.inDepth = { status: 'needs_review', answer: '', error: NOT_GENERATED, validation: gate };
+    env.confidence.in_depth = { level: 'red', note: NOT_GENERATED };
+  }
+  return env;
+}
+
+/** Failure before any Answer: the fallback, with every envelope key (§13.1 #3 fixed). */
+export function preAnswerFallback(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+  const env: Record<string, unknown> = {
+    ...productEnvelope(turn),
+    answer: FALLBACK_ANSWER,
+    references: [],
+    blocks: [],
+    confidence: { answer: { level: 'red', note: 'The hub could not produce a checked answer for this turn.' } },
+    answerValidation: {
+      status: 'needs_review',
+      label: VALIDATION_LABELS.needs_review,
+      summary: 'The hub could not safely complete the configured stages.',
+      issues: turn.issues,
+      completedAt: now.toISOString(),
+    },
+    temporalGate: { schema_version: 'temporal_gate.v1', mode: turn.temporal.mode, status: 'not_applicable', checks: [], patch_answer: null, patch_citations: [], applied: 'fallback' },
+    safetyStatus: 'unavailable',
+    drug_safety: DRUG_SAFETY_UNAVAILABLE,
+  };
+  if (turn.profile.stages.includes('indepth')) env.inDepth = { status: 'failed', answer: '', error: NOT_GENERATED, validation: null };
+  return env;
+}
+
+export interface ProductRunOptions {
+  /** `stream`: context errors become `event: error`; `block`: an early context error is thrown (HTTP). */
+  adapter: 'stream' | 'block';
+}
+
+export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: ProductRunOptions): AsyncGenerator<EngineEvent> {
+  try {
+    yield* runTurn(turn, deps);
+  } catch (err) {
+    if (turn.signal.aborted || isAbortError(err)) throw err;
+    turn.steps.push({ role: 'pipeline_error', error: err instanceof HubError ? err.code : err instanceof Error ? err.name : 'unknown' });
+    const answered = turn.lastEmitted !== null;
+    if (isContextError(err) && (opts.adapter === 'stream' || !answered)) {
+      if (opts.adapter === 'block') throw err;
+      yield { name: 'error', data: { code: err.code, source: String(err.extra.source ?? 'hub'), message: err.message } };
+      return;
+    }
+    yield { name: 'done', data: answered ? lateFailureEnvelope(turn) : preAnswerFallback(turn) };
+  }
+}

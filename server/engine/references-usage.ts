@@ -1,0 +1,117 @@
+/** Where each cited index is used in an Answer or In-Depth (§8 `usage`), and the order references appear in. */
+import type { TableBlock } from './types';
+
+export type UsageLocation = 'answer' | 'block' | 'indepth' | 'answer_review_draft' | 'indepth_review_draft';
+
+export interface ReferenceUsage {
+  location: UsageLocation;
+  text: string;
+  /** Only for table cells: `blocks[i].rows[j].cells.<key>`. */
+  path?: string;
+}
+
+/** `[3]`, `[2, 3]`, `[2,3]`; adjacent `[2][3]` match one by one. */
+const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
+/** Sentence boundary (§8): `.!?` followed by whitespace, or a newline. */
+const BOUNDARY = /(?<=[.!?])\s+|\s*\n\s*/;
+
+/** Indices cited by `[N]` markers in text order, with duplicates (callers deduplicate). */
+export function markerIndices(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(MARKER)) {
+    for (const part of m[1].split(',')) out.push(Number(part.trim()));
+  }
+  return out;
+}
+
+/** Sentences of a text; the whole text when it does not split. */
+export function splitSentences(text: string): string[] {
+  const pieces = text.split(BOUNDARY).map((s) => s.trim()).filter((s) => s !== '');
+  const out: string[] = [];
+  for (const piece of pieces) {
+    // "…71 kg. [2]" splits the marker off its sentence; a piece that is only markers and
+    // punctuation belongs to the sentence before it, or the citation would lose its claim.
+    if (out.length > 0 && piece.replace(MARKER, '').replace(/[\s.!?;,]/g, '') === '') {
+      out[out.length - 1] = `${out[out.length - 1]} ${piece}`;
+    } else {
+      out.push(piece);
+    }
+  }
+  return out.length > 0 ? out : [text];
+}
+
+/** For each index cited in `text`, the sentence(s) containing it joined by a space, in first-citation order. */
+function sentencesByIndex(text: string): Map<number, string> {
+  const found = new Map<number, string[]>();
+  for (const sentence of splitSentences(text)) {
+    for (const index of new Set(markerIndices(sentence))) {
+      const list = found.get(index) ?? [];
+      list.push(sentence);
+      found.set(index, list);
+    }
+  }
+  return new Map([...found].map(([index, sentences]) => [index, sentences.join(' ')]));
+}
+
+function addUsage(usages: Map<number, ReferenceUsage[]>, index: number, usage: ReferenceUsage | null): void {
+  const list = usages.get(index) ?? [];
+  if (usage && !list.some((u) => u.location === usage.location && u.text === usage.text && u.path === usage.path)) {
+    list.push(usage);
+  }
+  usages.set(index, list);
+}
+
+/** Cell keys in column order, then any keys the columns do not name (a withheld block may carry them). */
+function cellKeys(block: TableBlock, cells: Record<string, unknown>): string[] {
+  const keys = (block.columns ?? []).map((c) => c.key).filter((k) => k in cells);
+  return [...keys, ...Object.keys(cells).filter((k) => !keys.includes(k))];
+}
+
+/**
+ * Usages of every cited index in an Answer, in §8 order: first appearance across structured
+ * citations, then table refs, then inline markers, deduplicated. Prose usages carry the
+ * sentence(s) with the marker; cells carry their text and path; a structured-only citation
+ * (no marker, no cell) uses the whole answer. In `answer_review_draft` mode cells keep their
+ * path but share the draft location, so the draft never counts as shipped usage (§7.4).
+ */
+export function answerUsages(
+  draft: { answer: string; citations: number[]; blocks: TableBlock[] },
+  location: 'answer' | 'answer_review_draft',
+): Map<number, ReferenceUsage[]> {
+  const cellLocation: UsageLocation = location === 'answer' ? 'block' : location;
+  const prose = sentencesByIndex(draft.answer);
+  const cells: Array<[number, ReferenceUsage]> = [];
+  (draft.blocks ?? []).forEach((block, i) => {
+    (block.rows ?? []).forEach((row, j) => {
+      const rowCells = row.cells ?? {};
+      for (const key of cellKeys(block, rowCells)) {
+        const cell = rowCells[key];
+        for (const index of cell?.refs ?? []) {
+          cells.push([index, { location: cellLocation, text: cell.text, path: `blocks[${i}].rows[${j}].cells.${key}` }]);
+        }
+      }
+    });
+  });
+
+  // Insertion order of `order` is the reference order; usages are attached afterwards.
+  const order = new Map<number, ReferenceUsage[]>();
+  for (const index of draft.citations ?? []) addUsage(order, index, null);
+  for (const [index] of cells) addUsage(order, index, null);
+  for (const index of prose.keys()) addUsage(order, index, null);
+
+  for (const [index, text] of prose) addUsage(order, index, { location, text });
+  for (const [index, usage] of cells) addUsage(order, index, usage);
+  for (const list of order.values()) {
+    if (list.length === 0) list.push({ location, text: draft.answer });
+  }
+  return order;
+}
+
+/** Usages of every index cited by In-Depth claims: per claim, the sentence(s) containing the marker. */
+export function claimUsages(claims: string[], location: 'indepth' | 'indepth_review_draft'): Map<number, ReferenceUsage[]> {
+  const usages = new Map<number, ReferenceUsage[]>();
+  for (const claim of claims) {
+    for (const [index, text] of sentencesByIndex(claim)) addUsage(usages, index, { location, text });
+  }
+  return usages;
+}

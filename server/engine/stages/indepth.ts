@@ -1,0 +1,66 @@
+/**
+ * `indepth` stage: announce `indepth_pending` with the settled Answer, then draft 1–3 claims from the
+ * same shared context message (decision 8), the direct Answer after it. A non-substantive Answer is
+ * not elaborated. Claims are checked by `indepth_gate`.
+ */
+import { stageMessages } from '../../context/layout';
+import type { ChatRequest } from '../../llm/types';
+import { callModel } from '../budget';
+import { pendingInDepth } from '../envelope';
+import { writerSampling } from '../sampling';
+import { isSubstantive } from '../substance';
+import type { EngineDeps, Stage, TurnState } from '../types';
+import { stableEvent } from './resolve-refs';
+
+const IN_DEPTH_RESPONSE_FORMAT = {
+  type: 'json_schema',
+  json_schema: {
+    name: 'in_depth',
+    strict: true,
+    schema: { type: 'object', additionalProperties: false, required: ['claims'], properties: { claims: { type: 'array', items: { type: 'string' } } } },
+  },
+};
+
+export function inDepthRequest(turn: TurnState, deps: EngineDeps): ChatRequest {
+  const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.draft?.answer ?? ''}`;
+  return {
+    model: turn.profile.models.indepth!,
+    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }),
+    ...writerSampling(turn.profile, turn.request, deps.config),
+    response_format: IN_DEPTH_RESPONSE_FORMAT,
+  };
+}
+
+/** `{"claims": [...]}` → trimmed non-empty strings; null when the reply is not that shape. */
+export function parseClaims(content: string): string[] | null {
+  const text = content.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!v || typeof v !== 'object' || !Array.isArray((v as { claims?: unknown }).claims)) return null;
+    return ((v as { claims: unknown[] }).claims).filter((c): c is string => typeof c === 'string').map((c) => c.trim()).filter((c) => c !== '');
+  } catch {
+    return null;
+  }
+}
+
+export const inDepthStage: Stage = {
+  name: 'indepth',
+  async *run(turn, deps) {
+    turn.inDepth = pendingInDepth();
+    yield stableEvent(turn, 'indepth_pending');
+    if (!turn.draft || !isSubstantive(turn.draft.answer)) {
+      turn.inDepth = { status: 'needs_review', answer: '', error: 'In-Depth was withheld because the final Answer was not substantive.', validation: null };
+      turn.steps.push({ role: 'indepth_withheld', reason: 'answer_not_substantive' });
+      return;
+    }
+    const body = inDepthRequest(turn, deps);
+    const result = await callModel(turn, deps, 'indepth', body);
+    const claims = parseClaims(result.content);
+    turn.steps.push({ role: 'indepth_synth', model: body.model, claims: claims?.length ?? null, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens });
+    if (claims === null) {
+      turn.inDepth = { status: 'needs_review', answer: '', error: 'In-Depth could not be generated: the model reply was not the expected list of claims.', validation: null };
+      return;
+    }
+    turn.inDepthClaims = claims;
+  },
+};

@@ -1,0 +1,35 @@
+/**
+ * `resolve_refs` (end of the fast path): resolve the checked Answer's citations against the complete
+ * ledger, record unresolved ones, and hand the client `answer_done` — a fast, deterministically
+ * checked Answer whose model checks are still `checking`.
+ */
+import { escalateAnswer } from '../confidence';
+import { productEnvelope, productValidation } from '../envelope';
+import { answerUsages, resolutionIssues, resolveReferences } from '../references';
+import type { EngineEvent, Stage, TurnState } from '../types';
+
+/** Resolves the current Answer's references and raises `citation_resolution` for unknown indices. */
+export function resolveAnswerReferences(turn: TurnState, grounding: 'checking' | 'unchecked'): void {
+  if (!turn.draft || !turn.ledger) return;
+  turn.references = resolveReferences(answerUsages(turn.draft, 'answer'), turn.ledger, grounding);
+  const unresolved = resolutionIssues(turn.references);
+  turn.issues = turn.issues.filter((i) => i.id !== 'citation_resolution').concat(unresolved);
+  if (unresolved.length) escalateAnswer(turn, 'red', 'The answer cites a record that is not in the chart.');
+}
+
+/** The event, with the envelope captured as the last stable state a late failure restores (§3.3). */
+export function stableEvent(turn: TurnState, name: string): EngineEvent {
+  const data = structuredClone(productEnvelope(turn));
+  turn.lastEmitted = data;
+  return { name, data };
+}
+
+export const resolveRefsStage: Stage = {
+  name: 'resolve_refs',
+  async *run(turn) {
+    resolveAnswerReferences(turn, 'checking');
+    turn.answerValidation = productValidation(turn, 'checking');
+    turn.steps.push({ role: 'resolve_refs', references: turn.references.length, unresolved: turn.references.filter((r) => r.resolutionStatus === 'unresolved').length });
+    yield stableEvent(turn, 'answer_done');
+  },
+};

@@ -1,0 +1,195 @@
+import { FakeRouter } from '../support/fake-router';
+import { parseChartSearchStream } from '../support/chartsearch-sse';
+import { postJson, startTestHub, traceLines } from '../support/hub';
+import type { RunningHub } from '../../server/main';
+
+const CHART = [
+  'Patient records (most recent first):',
+  '[1] (2026-03-02) Encounter: Adult Visit at Clinic A',
+  '[2] (2026-03-02) Finding — Weight (kg): 71 kg',
+  '[3] (2026-01-10) Finding — Weight (kg): 74 kg',
+  '[4] Assessment — Return visit date: 2026-04-01',
+  '[5] (2025-12-01) Allergy: Penicillin. Reaction: rash',
+].join('\n');
+const QUESTION = 'How has the weight changed?';
+const ANSWER = 'Weight decreased from 74 kg on 2026-01-10 [3] to 71 kg on 2026-03-02 [2].';
+const CLAIMS = ['The most recent weight, 71 kg, was recorded at the 2026-03-02 visit [2].', 'A penicillin allergy with rash is documented [5].'];
+const messages = [{ role: 'user', content: CHART }, { role: 'user', content: QUESTION }];
+
+function script(router: FakeRouter, opts: { answer?: string; claims?: string[] | string } = {}) {
+  const claims = opts.claims ?? CLAIMS;
+  router.script(
+    { match: { contains: 'DIRECT ANSWER' }, content: typeof claims === 'string' ? claims : JSON.stringify({ claims }) },
+    { content: JSON.stringify({ answer: opts.answer ?? ANSWER, citations: [3, 2], blocks: [] }) },
+  );
+}
+
+async function stream(hub: RunningHub, body: Record<string, unknown>): Promise<{ raw: string; res: Response }> {
+  const res = await postJson(`${hub.url}/v1/chat/completions`, { ...body, stream: true });
+  return { raw: await res.text(), res };
+}
+
+describe('single-12b-bare end to end', () => {
+  let router: FakeRouter;
+  let hub: RunningHub;
+  beforeAll(async () => {
+    router = new FakeRouter({ models: ['gemma-4-12b'] });
+    await router.start();
+    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
+  });
+  afterAll(async () => {
+    await hub.close();
+    await router.stop();
+  });
+  beforeEach(() => router.reset());
+
+  test('streams exactly answer_done, indepth_pending, indepth_done, done with complete envelopes', async () => {
+    script(router);
+    const { raw, res } = await stream(hub, { model: 'single-12b-bare', messages, context: { require_product_profile: true, session: 's', request_id: 'r' } });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-accel-buffering')).toBe('no');
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.error).toBeNull();
+    expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_done', 'done']);
+    expect(parsed.settled).toEqual([]);
+    for (const e of parsed.events) {
+      expect(typeof e.data.answer).toBe('string');
+      expect(e.data).not.toHaveProperty('status');
+      expect(typeof e.data.inDepth).toBe('object');
+      for (const key of ['references', 'blocks', 'model', 'confidence', 'answerValidation', 'temporalGate', 'context', 'safetyStatus', 'drug_safety']) expect(e.data).toHaveProperty(key);
+    }
+    const [answerDone, pending, indepthDone, done] = parsed.events.map((e) => e.data as Record<string, any>);
+    expect(answerDone.answer).toBe(ANSWER);
+    expect(answerDone.answerValidation.status).toBe('checking');
+    expect(answerDone.inDepth.status).toBe('pending');
+    expect(answerDone.references.map((r: { index: number }) => r.index)).toEqual([3, 2]);
+    expect(answerDone.references[0]).toMatchObject({ sourceId: 'inline:3', resolutionStatus: 'resolved', groundingStatus: 'checking', grounded: null, resourceType: 'ChartRecord' });
+    expect(pending.answerValidation.status).toBe('checked');
+    expect(pending.references.every((r: { groundingStatus: string }) => r.groundingStatus === 'unchecked')).toBe(true);
+    expect(indepthDone.inDepth).toMatchObject({ status: 'complete', error: '' });
+    expect(indepthDone.inDepth.answer).toContain('A penicillin allergy with rash is documented [5].');
+    expect(done.inDepth).toEqual(indepthDone.inDepth);
+    expect(done.model).toBe('single-12b-bare');
+    expect(done.safetyStatus).toBe('unavailable');
+    expect(done.drug_safety.status).toBe('unavailable');
+    expect(done.temporalGate.status).toBe('pass');
+    expect(done.references.map((r: { index: number }) => r.index).sort()).toEqual([2, 3, 5]);
+    expect(parsed.turns).toEqual(['turn_started', 'answer_done', 'indepth_pending', 'indepth_done', 'turn_done']);
+  });
+
+  test('done equals the blocking envelope for the same request (apart from timestamps)', async () => {
+    script(router);
+    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    const done = parseChartSearchStream(raw).events.at(-1)!.data as Record<string, any>;
+    router.reset();
+    script(router);
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    const envelope = JSON.parse(body.choices[0].message.content);
+    const strip = (x: any) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'completedAt' ? undefined : v)));
+    const { citations, ...rest } = envelope;
+    expect(citations).toEqual([3, 2]);
+    expect(strip(rest)).toEqual(strip(done));
+    expect(body.usage.total_tokens).toBeGreaterThan(0);
+    expect(router.chatRequests()).toHaveLength(2);
+  });
+
+  test('single-12b-fast streams answer_done then done, with no inDepth key anywhere', async () => {
+    script(router);
+    const { raw } = await stream(hub, { model: 'single-12b-fast', messages });
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'done']);
+    for (const e of parsed.events) expect(e.data).not.toHaveProperty('inDepth');
+    // done settles the Answer that answer_done showed as `checking`; the module relays that change
+    // as evidence_updated before turn_done (clients.md §2.1), which is what it is for.
+    expect(parsed.turns).toEqual(['turn_started', 'answer_done', 'evidence_updated', 'turn_done']);
+    expect((parsed.events[1].data as any).answerValidation.status).toBe('checked');
+  });
+
+  test('an unresolved citation makes the Answer needs_review and red', async () => {
+    script(router, { answer: 'Weight is 71 kg [2] and 90 kg [42].' });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(env.answerValidation.status).toBe('needs_review');
+    expect(env.confidence.answer.level).toBe('red');
+    expect(env.answerValidation.issues.some((i: { id: string }) => i.id === 'citation_resolution')).toBe(true);
+    expect(env.references.find((r: { index: number }) => r.index === 42)).toMatchObject({ resolutionStatus: 'unresolved', groundingStatus: 'unchecked' });
+  });
+
+  test('a non-substantive answer is written again, then falls back; In-Depth is withheld', async () => {
+    router.script({ content: '{"answer":"","citations":[],"blocks":[]}' });
+    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_error', 'done']);
+    const done = parsed.events.at(-1)!.data as Record<string, any>;
+    expect(done.answer).toBe('I could not produce a complete answer for this turn. Please try again.');
+    expect(done.inDepth.status).toBe('needs_review');
+    expect(done.inDepth.error).toContain('not substantive');
+    expect(done.answerValidation.status).toBe('needs_review');
+    expect(router.chatRequests()).toHaveLength(2); // first draft + one re-synthesis, no In-Depth call
+  });
+
+  test('an honest empty In-Depth is complete with no claims', async () => {
+    script(router, { claims: [] });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(env.inDepth).toMatchObject({ status: 'complete', answer: '', error: '' });
+  });
+
+  test('In-Depth output that is not JSON ends in a settled, honest envelope', async () => {
+    script(router, { claims: 'not json at all' });
+    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_error', 'done']);
+    expect(parsed.settled).toEqual([]);
+    expect((parsed.events.at(-1)!.data as any).answer).toBe(ANSWER);
+  });
+
+  test('a router failure during In-Depth keeps the emitted Answer (late failure)', async () => {
+    router.script({ match: { contains: 'DIRECT ANSWER' }, status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } }, { content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }) });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    expect(res.status).toBe(200);
+    const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(env.answer).toBe(ANSWER);
+    expect(env.confidence.answer).toEqual({ level: 'red', note: 'The hub could not safely complete the remaining checks.' });
+    expect(env.answerValidation.status).toBe('needs_review');
+    expect(env.inDepth).toMatchObject({ status: 'needs_review', answer: '', error: 'In-Depth was not generated.' });
+    expect((await traceLines(hub)).pop()!.steps.some((s: { role: string }) => s.role === 'pipeline_error')).toBe(true);
+  });
+
+  test('a router failure before any Answer ends in a fallback done with every envelope key', async () => {
+    router.script({ status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } });
+    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.events.map((e) => e.name)).toEqual(['done']);
+    const done = parsed.events[0].data as Record<string, any>;
+    for (const key of ['answer', 'references', 'blocks', 'model', 'confidence', 'answerValidation', 'temporalGate', 'inDepth', 'context', 'safetyStatus', 'drug_safety']) expect(done).toHaveProperty(key);
+    expect(done.temporalGate.applied).toBe('fallback');
+    expect(done.inDepth.status).toBe('failed');
+    expect(parsed.settled).toEqual([]);
+  });
+
+  test('a context error streams event: error; blocking gets the HTTP error', async () => {
+    const body = { model: 'single-12b-bare', messages: [{ role: 'user', content: 'What is the weight?' }], context: { source: 'inline' } };
+    const { raw, res } = await stream(hub, body);
+    expect(res.status).toBe(200);
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.events.map((e) => e.name)).toEqual(['error']);
+    expect(parsed.events[0].data).toEqual({ code: 'context_source_unavailable', source: 'inline', message: expect.any(String) });
+    const blocking = await postJson(`${hub.url}/v1/chat/completions`, body);
+    expect(blocking.status).toBe(503);
+    expect(((await blocking.json()) as any).detail.code).toBe('context_source_unavailable');
+  });
+
+  test('a correct trend shows a passing gate; a swapped one is patched with the first draft kept', async () => {
+    script(router, { answer: 'Weight was 71 kg on 2026-01-10 [3] and 74 kg on 2026-03-02 [2].' });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(env.temporalGate.applied).toBe('patch');
+    expect(env.answerValidation.status).toBe('edited');
+    expect(env.answerValidation.originalAnswer).toBe('Weight was 71 kg on 2026-01-10 [3] and 74 kg on 2026-03-02 [2].');
+    expect(env.answerValidation.originalReferences[0].usage[0].location).toBe('answer_review_draft');
+    expect(env.confidence.answer.level).toBe('yellow');
+  });
+});
