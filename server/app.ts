@@ -24,6 +24,7 @@ export interface AppDeps {
   sources: SourceRegistry;
   localTokenizer?: LocalTokenizer | null;
   trace: TraceSink;
+  turns?: { active: number; started: number };
   logger: Logger;
   version?: string;
 }
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): express.Express {
   const router = express.Router();
   mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, hubRevision: deps.config.buildRevision }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -16,6 +16,10 @@ export interface RunningHub {
   url: string;
   trace: TraceWriter;
   traceDir: string;
+  /** Turns still running (their engine has not finished). */
+  activeTurns(): number;
+  startedTurns(): number;
+  routerSlots(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
   close(): Promise<void>;
 }
 
@@ -37,7 +41,8 @@ export async function startHub(config: Config): Promise<RunningHub> {
   const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'));
-  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, logger });
+  const turns = { active: 0, started: 0 };
+  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, turns, logger });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -55,6 +60,9 @@ export async function startHub(config: Config): Promise<RunningHub> {
     url: `http://${host}:${port}`,
     trace,
     traceDir: config.traceDir,
+    activeTurns: () => turns.active,
+    startedTurns: () => turns.started,
+    routerSlots: () => router.slotState(),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

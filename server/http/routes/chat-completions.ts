@@ -16,9 +16,13 @@ import { sendError } from '../errors';
 import { chatCompletion, chunkFrames, completionId } from '../openai-shapes';
 import { parseChatRequest } from '../schemas';
 
+const ENGINE_UNWIND_LIMIT_MS = 5000;
+
 export interface ChatRouteDeps extends EngineDeps {
   trace: TraceSink;
   hubRevision: string;
+  /** Turns running right now (shutdown and cancellation tests read it). */
+  turns: { active: number; started: number };
 }
 
 function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
@@ -33,11 +37,18 @@ function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
  */
 async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response): Promise<void> {
   let outcome: TurnOutcome = { status: 'cancelled' };
+  let engineFinished!: () => void;
+  // Resolves once the engine has unwound (its stage timings and slot releases are recorded).
+  const finished = new Promise<void>((resolve) => (engineFinished = resolve));
   const events = (async function* () {
-    for await (const event of runProductTurn(turn, deps, { adapter: 'stream' })) {
-      if (event.name === 'done') outcome = { status: 'completed' };
-      if (event.name === 'error') outcome = { status: 'failed', code: String(event.data.code) };
-      yield event;
+    try {
+      for await (const event of runProductTurn(turn, deps, { adapter: 'stream' })) {
+        if (event.name === 'done') outcome = { status: 'completed' };
+        if (event.name === 'error') outcome = { status: 'failed', code: String(event.data.code) };
+        yield event;
+      }
+    } finally {
+      engineFinished();
     }
   })();
   try {
@@ -47,8 +58,11 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response)
     // The producer failed outside the settled paths (a bug): still end with a terminal frame.
     outcome = { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
     if (!res.writableEnded) res.write(formatSseEvent('error', { code: 'internal_error', source: 'hub', message: 'The hub failed while streaming this turn.' }));
+    engineFinished();
   } finally {
     if (!res.writableEnded) res.end();
+    // A client that left aborted the turn's signal, so the engine stops promptly; never wait forever.
+    await Promise.race([finished, new Promise((r) => setTimeout(r, ENGINE_UNWIND_LIMIT_MS).unref())]);
     deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
   }
 }
@@ -90,13 +104,20 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
       assertRunnable(profile);
       res.locals.profile = profile.lowLevelLeg ? 'leg' : profile.id;
-      if (body.stream === true && profile.staged) {
-        // Headers before any context work: ChartSearchAI gives up after 30 s without them (decision 2).
-        flushStagedHeaders(res);
-        await streamTraced(turn, deps, res);
-        return;
+      deps.turns.active++;
+      deps.turns.started++;
+      let envelope: Record<string, unknown>;
+      try {
+        if (body.stream === true && profile.staged) {
+          // Headers before any context work: ChartSearchAI gives up after 30 s without them (decision 2).
+          flushStagedHeaders(res);
+          await streamTraced(turn, deps, res);
+          return;
+        }
+        envelope = await runTraced(turn, deps);
+      } finally {
+        deps.turns.active--;
       }
-      const envelope = await runTraced(turn, deps);
       const content = JSON.stringify(envelope);
       if (body.stream === true) {
         res.status(200).setHeader('Content-Type', 'text/event-stream');
