@@ -19,10 +19,18 @@ function bareEnvelope(turn: TurnState): Record<string, unknown> {
   return envelope;
 }
 
+/** `indepth`: the claims as a section, `{"answer": "**In Depth**\n- c1\n- c2", "citations": [], "blocks": []}` (§3.8). */
+function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
+  const claims = turn.inDepthClaims ?? [];
+  return { answer: claims.length ? `**In Depth**\n${claims.map((c) => `- ${c}`).join('\n')}` : '', citations: [], blocks: [] };
+}
+
 export function resultEnvelope(turn: TurnState): Record<string, unknown> {
   switch (turn.profile.policies.output) {
     case 'bare':
       return bareEnvelope(turn);
+    case 'indepth':
+      return inDepthEnvelope(turn);
     default:
       throw new HubError('stage_not_implemented', 501, `Output mode '${turn.profile.policies.output}' is not available yet.`);
   }

@@ -133,7 +133,7 @@ describe('POST /v1/chat/completions with answer legs', () => {
   });
 
   test('plans whose stages are not built yet are refused with 501 before any router call', async () => {
-    for (const model of ['single-12b-checked', 'answer-review:qwen3.5-9b', 'indepth-only:gemma-4-12b']) {
+    for (const model of ['single-12b-checked', 'single-12b-verify', 'answer-review:qwen3.5-9b']) {
       const res = await postJson(`${hub.url}/v1/chat/completions`, { model, messages });
       expect(res.status).toBe(501);
       expect((await res.json() as any).detail.code).toBe('stage_not_implemented');

@@ -5,13 +5,16 @@
  */
 import { productValidation } from '../envelope';
 import type { Stage } from '../types';
-import { resolveAnswerReferences } from './resolve-refs';
+import { modelChecksPending, resolveAnswerReferences } from './resolve-refs';
 
 export const finalResolveRefsStage: Stage = {
   name: 'final_resolve_refs',
   async run(turn) {
-    const grounded = turn.profile.policies.review !== null && turn.profile.policies.review.grounding !== 'off';
-    resolveAnswerReferences(turn, grounded ? 'checking' : 'unchecked');
-    turn.answerValidation = productValidation(turn, grounded ? 'checking' : 'final');
+    const pending = modelChecksPending(turn);
+    resolveAnswerReferences(turn, pending ? 'checking' : 'unchecked');
+    // Keep the settled time of answer_done when nothing changed since (identical envelopes).
+    const before = turn.answerValidation;
+    const next = productValidation(turn, pending ? 'checking' : 'final');
+    turn.answerValidation = before && before.status === next.status && JSON.stringify({ ...before, completedAt: 0 }) === JSON.stringify({ ...next, completedAt: 0 }) ? before : next;
   },
 };

@@ -9,7 +9,9 @@ import { callModel } from '../budget';
 import { pendingInDepth } from '../envelope';
 import { writerSampling } from '../sampling';
 import { isSubstantive } from '../substance';
-import type { EngineDeps, Stage, TurnState } from '../types';
+import { citationMarkers } from '../answer-parse';
+import { contentText } from '../../context/inline-chart';
+import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 
 const IN_DEPTH_RESPONSE_FORMAT = {
@@ -26,7 +28,7 @@ export function inDepthRequest(turn: TurnState, deps: EngineDeps): ChatRequest {
   return {
     model: turn.profile.models.indepth!,
     messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }),
-    ...writerSampling(turn.profile, turn.request, deps.config),
+    ...writerSampling(turn.profile, turn.request, deps.config, 'indepth'),
     response_format: IN_DEPTH_RESPONSE_FORMAT,
   };
 }
@@ -43,9 +45,22 @@ export function parseClaims(content: string): string[] | null {
   }
 }
 
+function lastAssistantDraft(turn: TurnState): AnswerDraft | null {
+  // The message as sent (its [N] markers cite this chart), and no longer repeated as history.
+  const last = [...turn.request.messages].reverse().find((m) => m.role === 'assistant');
+  if (!last) return null;
+  const at = turn.conversation.map((m) => m.role).lastIndexOf('assistant');
+  if (at >= 0) turn.conversation = turn.conversation.filter((_, i) => i !== at);
+  const answer = contentText(last.content).trim();
+  return { answer, citations: citationMarkers(answer), declared: [], blocks: [], rawBlocks: [], structured: false };
+}
+
 export const inDepthStage: Stage = {
   name: 'indepth',
   async *run(turn, deps) {
+    // A plan without an answer stage (the `indepth-only:` leg) elaborates the conversation's last
+    // assistant message (§4.5).
+    if (!turn.draft) turn.draft = lastAssistantDraft(turn);
     turn.inDepth = pendingInDepth();
     yield stableEvent(turn, 'indepth_pending');
     if (!turn.draft || !isSubstantive(turn.draft.answer)) {

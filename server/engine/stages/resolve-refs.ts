@@ -24,11 +24,19 @@ export function stableEvent(turn: TurnState, name: string): EngineEvent {
   return { name, data };
 }
 
+/** Model checks still to come after the fast Answer (review, grounding, agreement). */
+export function modelChecksPending(turn: TurnState): boolean {
+  return turn.profile.stages.some((s) => s === 'review' || s === 'ground_verdicts' || s === 'agree');
+}
+
 export const resolveRefsStage: Stage = {
   name: 'resolve_refs',
   async *run(turn) {
-    resolveAnswerReferences(turn, 'checking');
-    turn.answerValidation = productValidation(turn, 'checking');
+    // `checking` only while a model check is still to come; a plan with deterministic checks only
+    // is final here, so answer_done says so (no client mistakes a settled Answer for a pending one).
+    const pending = modelChecksPending(turn);
+    resolveAnswerReferences(turn, pending ? 'checking' : 'unchecked');
+    turn.answerValidation = productValidation(turn, pending ? 'checking' : 'final');
     turn.steps.push({ role: 'resolve_refs', references: turn.references.length, unresolved: turn.references.filter((r) => r.resolutionStatus === 'unresolved').length });
     yield stableEvent(turn, 'answer_done');
   },
