@@ -194,3 +194,52 @@ describe('single-12b-bare end to end', () => {
     expect(env.confidence.answer.level).toBe('yellow');
   });
 });
+
+describe('single-12b-bare with awkward model output', () => {
+  let router: FakeRouter;
+  let hub: RunningHub;
+  beforeAll(async () => {
+    router = new FakeRouter({ models: ['gemma-4-12b'] });
+    await router.start();
+    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10', HUB_SSE_HEARTBEAT_SECONDS: '0.1' });
+  });
+  afterAll(async () => {
+    await hub.close();
+    await router.stop();
+  });
+  beforeEach(() => router.reset());
+
+  test.each([
+    ['not JSON', 'The weight went down.'],
+    ['empty', ''],
+    ['truncated mid-string', '{"answer":"Weight decreased from 74 kg on 2026-01-'],
+  ])('an Answer reply that is %s is written again, then falls back, never crashing the stream', async (_name, reply) => {
+    router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: reply });
+    const raw = await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.error).toBeNull();
+    expect(parsed.settled).toEqual([]);
+    const done = parsed.events.at(-1)!;
+    expect(done.name).toBe('done');
+    expect((done.data as any).answer).toBe('I could not produce a complete answer for this turn. Please try again.');
+    expect((done.data as any).answerValidation.status).toBe('needs_review');
+  });
+
+  test('In-Depth claims citing records outside the chart are marked red and never enter references', async () => {
+    script(router, { claims: ['The weight is 71 kg [2].', 'An HbA1c of 7.1% is on file [99].'] });
+    const env = JSON.parse(((await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages })).json()) as any).choices[0].message.content);
+    expect(env.inDepth.answer).toContain('An HbA1c of 7.1% is on file [99].');
+    expect(env.inDepth.validation.marked).toEqual([expect.objectContaining({ claim_index: 2, check: 'citation_outside_chart', level: 'red' })]);
+    expect(env.references.some((r: { index: number }) => r.index === 99)).toBe(false);
+    expect(env.confidence.in_depth.level).toBe('yellow');
+  });
+
+  test('heartbeats flow while a stage is silent', async () => {
+    router.script({ match: { contains: 'DIRECT ANSWER' }, content: JSON.stringify({ claims: CLAIMS }), delayMs: 350 }, { content: JSON.stringify({ answer: ANSWER, citations: [], blocks: [] }), delayMs: 350 });
+    const raw = await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
+    const parsed = parseChartSearchStream(raw);
+    expect(parsed.heartbeats).toBeGreaterThanOrEqual(4);
+    expect(raw.indexOf(': hb')).toBeLessThan(raw.indexOf('event: answer_done'));
+    expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_done', 'done']);
+  });
+});

@@ -29,7 +29,10 @@ export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage:
 async function synthesize(turn: TurnState, deps: EngineDeps, role: 'answer_synth' | 'answer_resynth'): Promise<AnswerDraft> {
   const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation);
   const result = await callModel(turn, deps, 'answer', body);
-  const draft = parseAnswer(result.content);
+  let draft = parseAnswer(result.content);
+  // A hub-owned Answer must be the chart_answer JSON: free text (or a truncated reply) is not shown
+  // as if it had been written to the contract — it counts as no answer (§7.1) and is written again.
+  if (turn.profile.policies.answerContract === 'chart_answer' && !draft.structured) draft = { ...draft, answer: '', citations: [], blocks: [], rawBlocks: [] };
   turn.steps.push({
     role,
     model: body.model,

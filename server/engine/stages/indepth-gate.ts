@@ -56,7 +56,8 @@ export const inDepthGateStage: Stage = {
     const gate = runInDepthGate({ claims: drafted, facts: turn.facts, mode: turn.temporal.mode, ledgerSize: turn.ledger.records.length });
     const grounding = turn.profile.policies.review !== null && turn.profile.policies.review.grounding !== 'off' ? 'checking' : 'unchecked';
     const claimRefs = resolveReferences(claimUsages(gate.claims, 'indepth'), turn.ledger, grounding);
-    turn.references = mergeReferences(turn.references, claimRefs);
+    // A claim citing a record outside the chart is marked; its index never becomes a reference (§12).
+    turn.references = mergeReferences(turn.references, claimRefs.filter((r) => r.resolutionStatus === 'resolved'));
     const inDepth: Record<string, unknown> = {
       status: 'complete',
       answer: renderClaims(gate.claims, gate),
