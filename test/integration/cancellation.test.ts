@@ -14,6 +14,16 @@ async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
+async function quiescent(hub: RunningHub, quietMs = 500, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = hub.startedTurns();
+    await new Promise((r) => setTimeout(r, quietMs));
+    if (hub.startedTurns() === seen && hub.activeTurns() === 0) return;
+    if (Date.now() > end) throw new Error('hub did not settle');
+  }
+}
+
 /** A deterministic pseudo-random sequence, so a failure is reproducible. */
 function lcg(seed: number): () => number {
   let x = seed;
@@ -52,7 +62,9 @@ describe('cancellation', () => {
       }
     });
     await Promise.all(runs);
-    await until(() => hub.activeTurns() === 0);
+    // A loaded machine may still be reading requests the client already gave up on: wait until no new
+    // turn has started for a while and none is running, so the count below is final.
+    await quiescent(hub);
     await until(() => hub.routerSlots().inFlight === 0 && hub.routerSlots().queued === 0);
     await router.waitIdle(5000);
     expect(router.openChats).toBe(0);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config';
 import { startHub, type RunningHub } from '../../server/main';
+import { FakeRouter } from './fake-router';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -34,4 +35,23 @@ export async function traceLines(hub: RunningHub, dir?: string): Promise<Array<R
   const file = path.join(dir ?? hub.traceDir, 'trace.jsonl');
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/**
+ * A fake router and a hub for one `describe` block: started before its tests, stopped after, the
+ * router's scripts and records cleared before each test. Read `ctx.router` / `ctx.hub` inside tests.
+ */
+export function useRouterAndHub(opts: { models?: string[]; env?: Record<string, string> } = {}): { router: FakeRouter; hub: RunningHub } {
+  const ctx = {} as { router: FakeRouter; hub: RunningHub };
+  beforeAll(async () => {
+    ctx.router = new FakeRouter({ models: opts.models ?? ['gemma-4-12b'] });
+    await ctx.router.start();
+    ctx.hub = await startTestHub({ LLM_BASE_URL: ctx.router.baseUrl, ...opts.env });
+  });
+  afterAll(async () => {
+    await ctx.hub.close();
+    await ctx.router.stop();
+  });
+  beforeEach(() => ctx.router.reset());
+  return ctx;
 }

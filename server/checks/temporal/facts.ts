@@ -4,6 +4,7 @@
  * doing calendar arithmetic, and the gates check its answer against the same object.
  */
 import { isCalendarDate, parseDateObservations, parseEvents, parseNumericObservations, type NumericObservation } from './parse';
+import { monthsBefore } from './text';
 import type {
   AppointmentCandidate,
   ChartEvent,
@@ -38,19 +39,10 @@ function utcDay(iso: string): number {
   return Date.UTC(y, m - 1, d);
 }
 
-function isoOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
-/** Calendar months back with the day clamped to the month's end (2026-03-31 − 1 month → 2026-02-28). */
-export function monthsBefore(iso: string, months: number): string {
-  const [y, m, d] = iso.split('-').map(Number);
-  const target = y * 12 + (m - 1) - months;
-  const ty = Math.floor(target / 12);
-  const tm = target - ty * 12;
-  const lastDay = new Date(Date.UTC(ty, tm + 1, 0)).getUTCDate();
-  return isoOf(Date.UTC(ty, tm, Math.min(d, lastDay)));
-}
+/** Calendar months back, day clamped (one implementation, shared with the gate). */
+export { monthsBefore } from './text';
+
 
 /** Whole days from the reference to the date (positive = after the reference). */
 function daysFrom(reference: string | null, iso: string): number | null {

@@ -4,6 +4,7 @@
  * §6.2 describes, so a fixture cannot contradict itself.
  */
 import { runTemporalGate } from '../../../../server/checks/temporal/gate';
+import { monthsBefore } from '../../../../server/checks/temporal/text';
 import type {
   AppointmentCandidate,
   DateLedgerEntry,
@@ -57,14 +58,6 @@ function relation(ref: string | null, iso: string): Relation {
   return iso < ref ? 'past' : iso > ref ? 'future' : 'today';
 }
 
-function monthsBack(iso: string, months: number): string {
-  const [y, m, d] = iso.split('-').map(Number);
-  const t = y * 12 + (m - 1) - months;
-  const ty = Math.floor(t / 12);
-  const tm = t - ty * 12;
-  const last = new Date(Date.UTC(ty, tm + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(ty, tm, Math.min(d, last))).toISOString().slice(0, 10);
-}
 
 function ledgerEntry(iso: string, ref: string | null): DateLedgerEntry {
   const [year, month, day] = iso.split('-').map(Number);
@@ -134,7 +127,7 @@ export function makeFacts(spec: FactsSpec = {}): TemporalFacts {
   const clinical = [...encounters, ...(spec.activity ?? []), ...series.flatMap((s) => s.points)];
   const cands = spec.candidates ?? [];
   const ledgerDates = new Set<string>([
-    ...(ref ? [ref, monthsBack(ref, 6), monthsBack(ref, 12)] : []),
+    ...(ref ? [ref, monthsBefore(ref, 6), monthsBefore(ref, 12)] : []),
     ...clinical.map((r) => r.date),
     ...cands.flatMap((c) => [c.date, ...(c.source_date ? [c.source_date] : [])]),
     ...(spec.dates ?? []),
