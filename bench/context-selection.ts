@@ -12,28 +12,12 @@ import { createRouterClient } from '../server/llm/router-client';
 import { createTokenCounter } from '../server/llm/tokens';
 import { spawnFakeRouter } from './support/spawn-router';
 
+import { syntheticChart } from '../test/support/synthetic-chart';
+
 const ROOT = path.resolve(__dirname, '..');
 const MODEL = 'gemma-4-12b';
 const QUESTION = 'How has the weight changed, and is the lisinopril dose still active?';
 const INSTRUCTIONS = fs.readFileSync(path.join(ROOT, 'prompts/synthesis-answer.txt'), 'utf8');
-
-function syntheticChart(n: number): string {
-  const kinds = [
-    (i: number) => `Finding — Weight (kg): ${55 + (i % 30)} kg`,
-    (i: number) => `Drug order: ${['Lisinopril 10 mg', 'Metformin 500 mg', 'Amoxicillin 250 mg', 'Nevirapine 200 mg'][i % 4]}. Action: NEW. Urgency: ROUTINE`,
-    (i: number) => `Encounter: Adult Visit at Clinic ${String.fromCharCode(65 + (i % 5))}`,
-    (i: number) => `Finding — Blood pressure: ${110 + (i % 40)}/${70 + (i % 20)} mmHg`,
-    (i: number) => `Program: HIV care enrollment state ${i % 3}`,
-    (i: number) => `Assessment — Return visit date: 2026-0${1 + (i % 9)}-1${i % 10}`,
-    (i: number) => `Note: counselling session ${i} covered adherence and nutrition topics`,
-  ];
-  const lines = ['Patient: 41-year-old Male'];
-  for (let i = 0; i < n; i++) {
-    const day = new Date(Date.UTC(2026, 2, 1) - Math.floor(i / 3) * 86400000).toISOString().slice(0, 10);
-    lines.push(`[${i + 1}] (${day}) ${i === 17 ? 'Allergy: Penicillin. Reaction: rash' : kinds[i % kinds.length](i)}`);
-  }
-  return lines.join('\n');
-}
 
 const request = (chart: string) => ({ model: MODEL, messages: stageMessages(buildContextMessage({ chart }), { instructions: INSTRUCTIONS, history: [], question: QUESTION }) });
 

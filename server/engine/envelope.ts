@@ -3,6 +3,8 @@
  * may render any of them. In-Depth state lives only under `inDepth`, and only for plans that have
  * In-Depth (decision 19); there is never a top-level `status`.
  */
+import { settledStatus, settledSummary } from './answer-status';
+import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
 import type { TurnState } from './types';
 import { VALIDATION_LABELS, type ValidationStatus } from './validation';
@@ -25,13 +27,14 @@ export function productEnvelope(turn: TurnState): Record<string, unknown> {
     references: turn.references,
     blocks: draft.blocks,
     model: turn.request.model,
-    confidence: turn.confidence,
+    confidence: shippedConfidence(turn),
     answerValidation: turn.answerValidation,
     temporalGate: turn.temporalGate,
     context: turn.context,
     safetyStatus: 'unavailable',
     drug_safety: DRUG_SAFETY_UNAVAILABLE,
   };
+  if (turn.agreement) envelope.agreement = turn.agreement;
   if (turn.profile.stages.includes('indepth')) envelope.inDepth = turn.inDepth ?? pendingInDepth();
   return envelope;
 }
@@ -41,21 +44,15 @@ export function pendingInDepth(): Record<string, unknown> {
 }
 
 /**
- * `answerValidation` of a product Answer. `checking` until the final references are resolved; then
- * needs_review for a red Answer or any blocking issue, edited when a check changed the first draft,
- * else checked (no review policy: nothing can make it `unavailable`, decision 16).
+ * `answerValidation` of a product Answer: `checking` until the last check settles, then the one
+ * status rule of answer-status.ts (model checks included when the plan has them).
  */
 export function productValidation(turn: TurnState, phase: 'checking' | 'final', now: Date = new Date()): Record<string, unknown> {
-  let status: ValidationStatus = 'checking';
-  if (phase === 'final') {
-    const blocking = turn.issues.some((i) => i.status === 'fail' && i.severity === 'block' && i.resolved_by === undefined);
-    if (turn.confidence.answer.level === 'red' || blocking) status = 'needs_review';
-    else status = turn.originalDraft ? 'edited' : 'checked';
-  }
+  const status: ValidationStatus = phase === 'final' ? settledStatus(turn) : 'checking';
   const out: Record<string, unknown> = {
     status,
     label: VALIDATION_LABELS[status],
-    summary: phase === 'final' ? 'Answer checked against the chart and deterministic temporal/date rules.' : 'Checking the answer against the chart.',
+    summary: phase === 'final' ? settledSummary(turn) : 'Checking the answer against the chart.',
     issues: dedupe(turn.issues),
   };
   if (phase === 'final') out.completedAt = now.toISOString();

@@ -1,7 +1,7 @@
 /** Result envelopes of the non-product output modes (§3.8). */
 import { HubError } from '../errors';
 import type { TurnState } from './types';
-import { deterministicValidation } from './validation';
+import { deterministicValidation, reviewedValidation } from './validation';
 
 /**
  * `bare`: `{answer, citations, blocks, safetyStatus}`; drug safety is not run for these profiles.
@@ -25,12 +25,29 @@ function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
   return { answer: claims.length ? `**In Depth**\n${claims.map((c) => `- ${c}`).join('\n')}` : '', citations: [], blocks: [] };
 }
 
+/**
+ * `review` (the `answer-review:` leg): the reviewed Answer as sent — review labels, never rewrites —
+ * with its answer confidence and settled `answerValidation`; no safety keys (§3.8).
+ */
+function reviewEnvelope(turn: TurnState): Record<string, unknown> {
+  const draft = turn.draft ?? { answer: '', citations: [], blocks: [] };
+  return {
+    answer: draft.answer,
+    citations: draft.citations,
+    blocks: draft.blocks,
+    confidence: { answer: turn.confidence.answer },
+    answerValidation: reviewedValidation(turn),
+  };
+}
+
 export function resultEnvelope(turn: TurnState): Record<string, unknown> {
   switch (turn.profile.policies.output) {
     case 'bare':
       return bareEnvelope(turn);
     case 'indepth':
       return inDepthEnvelope(turn);
+    case 'review':
+      return reviewEnvelope(turn);
     default:
       throw new HubError('stage_not_implemented', 501, `Output mode '${turn.profile.policies.output}' is not available yet.`);
   }

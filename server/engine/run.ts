@@ -15,7 +15,7 @@ import { zeroUsage } from './usage';
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
   const missing: string[] = profile.stages.filter((s) => !STAGES[s]);
-  if (!['bare', 'product', 'indepth'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
+  if (!['bare', 'product', 'indepth', 'review'].includes(profile.policies.output)) missing.push(`output ${profile.policies.output}`);
   return [...new Set(missing)];
 }
 
@@ -63,6 +63,9 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     lastEmitted: null,
     answerPrompt: null,
     prefixShares: [],
+    review: null,
+    agreement: null,
+    inDepthReview: null,
   };
 }
 

@@ -5,9 +5,9 @@ import type { Profile } from '../profiles/types';
 import type { ChatCompletionRequest } from './types';
 
 /** Writer sampling, shared by Answer and In-Depth synthesis (both use the `answer` knobs). */
-export function writerSampling(profile: Profile, request: ChatCompletionRequest, config: Config, role: 'answer' | 'indepth' = 'answer'): Partial<ChatRequest> {
-  // In-Depth synthesis shares the writer's knobs, unless a plan sets its own (an indepth-only leg's ~tempN).
-  const knobs = (role === 'indepth' ? profile.knobs.indepth : undefined) ?? profile.knobs.answer ?? {};
+export function writerSampling(profile: Profile, request: ChatCompletionRequest, config: Config, role: 'answer' | 'indepth' | 'second' = 'answer'): Partial<ChatRequest> {
+  // In-Depth synthesis and the second writer share the writer's knobs, unless a plan sets their own.
+  const knobs = (role !== 'answer' ? profile.knobs[role] : undefined) ?? profile.knobs.answer ?? {};
   const out: Partial<ChatRequest> = {
     temperature: knobs.temperature ?? Math.max(request.temperature ?? 0, 0.5),
     repeat_penalty: knobs.repeat_penalty ?? config.synthRepeatPenalty,

@@ -132,6 +132,26 @@ export interface TurnState {
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
   prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number }>;
+  /** The label-only model review of the Answer (§7.3 Target), once the review stage ran. */
+  review: AnswerReviewState | null;
+  /** The second writer's agreement check (§7.9), once the agree stage ran. */
+  agreement: Record<string, unknown> | null;
+  /** The one In-Depth review (§7.7 Target): which claims the reviewer flagged. */
+  inDepthReview: InDepthReviewState | null;
+}
+
+export interface AnswerReviewState {
+  status: 'checked' | 'needs_review' | 'unavailable';
+  /** The reviewer's raw `pairs` (folded grounding), when it sent any. */
+  foldedPairs: unknown;
+  /** The Answer pairs the reviewer was asked to judge (folded grounding), in prompt order. */
+  pairs: ReadonlyArray<{ claim: string; location: string; path: string; sourceIndices: number[] }>;
+}
+
+export interface InDepthReviewState {
+  status: 'clean' | 'flagged' | 'unavailable';
+  /** Claim number (1-based) → the reviewer's note. */
+  notes: Map<number, string>;
 }
 
 export interface EngineEvent {

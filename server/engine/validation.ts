@@ -2,6 +2,7 @@
  * `answerValidation` (§7.4) from the deterministic checks alone: what the temporal gate and the
  * contracts found, and the writer's first draft whenever a check changed it.
  */
+import { settledStatus, settledSummary } from './answer-status';
 import type { TurnState } from './types';
 
 export const VALIDATION_LABELS = {
@@ -47,4 +48,21 @@ function dedupeIssues(issues: ReadonlyArray<Record<string, unknown>>): Array<Rec
     seen.add(key);
     return true;
   });
+}
+
+/** A reviewed Answer outside the staged product flow (the `answer-review:` leg): the settled status rule. */
+export function reviewedValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+  const status = turn.draft ? settledStatus(turn) : 'unavailable';
+  const out: Record<string, unknown> = {
+    status,
+    label: VALIDATION_LABELS[status],
+    summary: turn.draft ? settledSummary(turn) : 'There was no answer to review.',
+    issues: dedupeIssues(turn.issues),
+    completedAt: now.toISOString(),
+  };
+  if (turn.originalDraft) {
+    out.originalAnswer = turn.originalDraft.answer;
+    out.originalBlocks = turn.originalDraft.blocks;
+  }
+  return out;
 }

@@ -31,6 +31,8 @@ export interface ScriptedReply {
   match?: { contains?: string; model?: string; path?: string; test?: (req: RecordedRequest) => boolean };
   /** assistant content (blocking) or joined stream content; default: `chunks` joined, else the default reply's content */
   content?: string;
+  /** content computed from the request (a checker that answers what it was asked); wins over `content` */
+  reply?: (req: RecordedRequest) => string;
   /** explicit stream deltas (default: content split into 4-code-point pieces) */
   chunks?: string[];
   finishReason?: string;
@@ -349,7 +351,7 @@ export class FakeRouter {
       id: `chatcmpl-${randomId(32)}`, created: Math.floor(Date.now() / 1000), model: modelName,
       promptTokens: ids.length, cachedTokens: this.cacheHit(modelName, ids, body.cache_prompt !== false),
     };
-    const content = reply.content ?? reply.chunks?.join('') ?? fallback.content ?? DEFAULT_CONTENT;
+    const content = reply.reply?.(rec) ?? reply.content ?? reply.chunks?.join('') ?? fallback.content ?? DEFAULT_CONTENT;
     this.counters.prompt += ids.length - info.cachedTokens;
     this.counters.predicted += fakeTokenize(content).length;
     const conn: Conn = ctx;

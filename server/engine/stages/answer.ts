@@ -13,12 +13,14 @@ import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
  * The Answer request for a given context message and history. The context stage measures exactly
  * this request while selecting records, so dispatch reuses the cached count (§5.9).
  */
-export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage: string, history: readonly ChatMessageLike[]): ChatRequest {
+export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage: string, history: readonly ChatMessageLike[], role: 'answer' | 'second' = 'answer'): ChatRequest {
   const { profile, request } = turn;
+  // The second writer (§7.9) answers the same question from the same context, independently.
+  const prompt = profile.prompts[role] ?? profile.prompts.answer!;
   const body: ChatRequest = {
-    model: profile.models.answer!,
-    messages: stageMessages(contextMessage, { instructions: deps.catalog.readPrompt(profile.prompts.answer!), history, question: turn.question }),
-    ...writerSampling(profile, request, deps.config),
+    model: profile.models[role]!,
+    messages: stageMessages(contextMessage, { instructions: deps.catalog.readPrompt(prompt), history, question: turn.question }),
+    ...writerSampling(profile, request, deps.config, role),
   };
   // Product and chart_answer profiles own the schema; legs keep the caller's response_format (§3.9).
   const responseFormat = profile.policies.answerContract === 'chart_answer' ? CHART_ANSWER_RESPONSE_FORMAT : request.response_format;

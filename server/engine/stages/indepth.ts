@@ -13,6 +13,7 @@ import { citationMarkers } from '../answer-parse';
 import { contentText } from '../../context/inline-chart';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
+import { reviewInDepth, reviewsInDepth } from '../indepth-review';
 
 const IN_DEPTH_RESPONSE_FORMAT = {
   type: 'json_schema',
@@ -77,5 +78,6 @@ export const inDepthStage: Stage = {
       return;
     }
     turn.inDepthClaims = claims;
+    if (reviewsInDepth(turn)) turn.inDepthReview = await reviewInDepth(turn, deps, claims);
   },
 };

@@ -1,0 +1,131 @@
+/**
+ * Facts-first citation grounding of Answer or In-Depth statements (§7.5 Target, decision 9): pairs
+ * the chart alone settles are decided without a model; folded verdicts from the reviewer's reply are
+ * used where it gave them; everything else goes to the checker in sequential batches of at most four.
+ * The verdict of each pair is derived by the hub from the checker's fact list, never by the model.
+ */
+import {
+  GROUNDING_RESPONSE_FORMAT,
+  applyGroundingChecks,
+  checkOf,
+  deriveSupport,
+  factCheckPrompt,
+  groundingPairs,
+  literalTableFact,
+  parseFactReply,
+  runFactChecks,
+  sourceLines,
+  summariseSupport,
+  temporalPass,
+  type BatchRecord,
+  type FactCheckIO,
+  type FactCheckItem,
+  type GroundingCheck,
+  type GroundingPair,
+} from '../checks/grounding';
+import { stageMessages } from '../context/layout';
+import type { ChatRequest } from '../llm/types';
+import { callChecker, checkerSampling, fitsWindow } from './checker';
+import type { Reference } from './references';
+import type { EngineDeps, TurnState } from './types';
+
+export interface CheckedPair {
+  pair: GroundingPair;
+  check: GroundingCheck;
+}
+
+/** The checker request for one batch; with the shared context first when it fits (decision 8). */
+export function factCheckRequest(turn: TurnState, deps: EngineDeps, instructions: string, items: readonly FactCheckItem[], withContext: boolean): ChatRequest {
+  const text = `${instructions.trim()}\n\n${factCheckPrompt(items)}`;
+  const messages = withContext ? stageMessages(turn.contextMessage, { instructions: text, history: [], question: turn.question }) : [{ role: 'user' as const, content: text }];
+  // The agreement check of a plan without a grounding model falls back to its reviewer, then the second writer.
+  const model = turn.profile.models.grounding ?? turn.profile.models.review ?? turn.profile.models.second!;
+  return { model, messages, ...checkerSampling(turn, deps, 'grounding'), response_format: GROUNDING_RESPONSE_FORMAT };
+}
+
+/**
+ * Batch I/O for `runFactChecks`: a batch is sent after the shared context message when that fits the
+ * window (the router's prompt cache already holds it), else on its own (its pairs carry their sources).
+ */
+export function factCheckIO(turn: TurnState, deps: EngineDeps, stage: string, instructions: string): FactCheckIO {
+  const pick = async (items: readonly FactCheckItem[]): Promise<ChatRequest | null> => {
+    const shared = factCheckRequest(turn, deps, instructions, items, true);
+    if (await fitsWindow(turn, shared)) return shared;
+    const alone = factCheckRequest(turn, deps, instructions, items, false);
+    return (await fitsWindow(turn, alone)) ? alone : null;
+  };
+  return {
+    fits: async (items) => (await pick(items)) !== null,
+    ask: async (items) => {
+      const body = await pick(items);
+      if (!body) throw new Error('batch does not fit the checker window');
+      const outcome = await callChecker(turn, deps, stage, body);
+      if (!outcome.ok) throw new Error(outcome.error);
+      return outcome.result.content;
+    },
+  };
+}
+
+function recordOf(turn: TurnState, index: number): { date: string | null; text: string } | null {
+  const record = turn.ledger?.records[index - 1];
+  return record ? { date: record.date, text: record.text } : null;
+}
+
+function sourceTextOf(refs: readonly Reference[]): (index: number) => string | null {
+  const byIndex = new Map(refs.map((r) => [r.index, r.sourceText ?? null]));
+  return (index) => byIndex.get(index) ?? null;
+}
+
+/** Checks the reviewer already gave (folded grounding), matched to pairs by claim and source set. */
+function foldedChecks(turn: TurnState, pairs: readonly GroundingPair[]): Map<number, GroundingCheck> {
+  const out = new Map<number, GroundingCheck>();
+  const review = turn.review;
+  if (!review || review.pairs.length === 0 || review.foldedPairs === undefined || review.foldedPairs === null) return out;
+  const facts = parseFactReply(JSON.stringify({ pairs: review.foldedPairs }), review.pairs.length);
+  if (!facts) return out;
+  const key = (p: { claim: string; location: string; path: string; sourceIndices: readonly number[] }) => `${p.location}|${p.path}|${p.claim}|${p.sourceIndices.join(',')}`;
+  const byKey = new Map(review.pairs.map((p, i) => [key(p), facts[i]]));
+  pairs.forEach((pair, i) => {
+    const given = byKey.get(key(pair));
+    if (given) out.set(i, checkOf(pair, { support: deriveSupport(given), facts: given }, 'folded'));
+  });
+  return out;
+}
+
+export async function groundClaims(
+  turn: TurnState,
+  deps: EngineDeps,
+  refs: Reference[],
+  opts: { locations: readonly string[]; stage: string; useFolded: boolean; passingChecks: ReadonlyArray<{ claim: string; source_indices: number[] }> },
+): Promise<{ references: Reference[]; checked: CheckedPair[]; batches: BatchRecord[] }> {
+  const pairs = groundingPairs(refs, opts.locations);
+  const decided = new Map<number, GroundingCheck>();
+  pairs.forEach((pair, i) => {
+    if (pair.sourceIndices.length === 1 && literalTableFact(pair, recordOf(turn, pair.sourceIndices[0]))) {
+      decided.set(i, checkOf(pair, { support: 'supported', facts: null }, 'deterministic_exact'));
+    } else if (temporalPass(pair, opts.passingChecks)) {
+      decided.set(i, checkOf(pair, { support: 'supported', facts: null }, 'deterministic_temporal'));
+    }
+  });
+  if (opts.useFolded) for (const [i, check] of foldedChecks(turn, pairs)) if (!decided.has(i)) decided.set(i, check);
+
+  const open = pairs.map((_, i) => i).filter((i) => !decided.has(i));
+  const lookup = sourceTextOf(refs);
+  const items = open.map((i) => ({ statement: pairs[i].claim, sources: sourceLines(pairs[i].sourceIndices, lookup) }));
+  const instructions = deps.catalog.readPrompt(turn.profile.prompts.grounding!);
+  const { results, batches } = await runFactChecks(items, factCheckIO(turn, deps, opts.stage, instructions), { signal: turn.signal });
+  open.forEach((pairIndex, k) => decided.set(pairIndex, checkOf(pairs[pairIndex], results[k], 'model')));
+
+  const checked = pairs.map((pair, i) => ({ pair, check: decided.get(i)! }));
+  turn.steps.push({
+    role: 'grounding',
+    stage: opts.stage,
+    locations: [...opts.locations],
+    pairs: pairs.length,
+    deterministic: checked.filter((c) => c.check.method.startsWith('deterministic')).length,
+    folded: checked.filter((c) => c.check.method === 'folded').length,
+    batches,
+    support: summariseSupport(checked.map((c) => c.check)),
+  });
+  return { references: applyGroundingChecks(refs, checked), checked, batches };
+}

@@ -1,0 +1,105 @@
+/**
+ * `review` stage (§7.3 Target, decision 9): a second model reads the Answer against the chart and
+ * LABELS it — it never replaces a word. A flag counts only when it quotes the answer and points at
+ * the chart; a flag against an earliest/latest statement the dated series confirm is set aside.
+ * With folded grounding the reviewer also lists, per cited statement, the facts it found.
+ */
+import {
+  REWRITE_VERDICT_RESPONSE_FORMAT,
+  confirmedStatements,
+  judgeReview,
+  parseRewriteVerdict,
+  renderConfirmed,
+} from '../../checks/review';
+import { GROUNDING_RESPONSE_FORMAT, factCheckPrompt, groundingPairs, sourceLines, type GroundingPair } from '../../checks/grounding';
+import { stageMessages } from '../../context/layout';
+import type { ChatRequest } from '../../llm/types';
+import { callChecker, checkerSampling } from '../checker';
+import { escalateAnswer } from '../confidence';
+import { loadReviewPayload } from '../review-payload';
+import { isSubstantive } from '../substance';
+import type { EngineDeps, Stage, TurnState } from '../types';
+import { gateText } from './gate';
+
+const FOLDED_INSTRUCTIONS =
+  'Also judge each cited statement below against its SOURCE lines: list the patient facts it gives and mark each "found", "differs" (copy what the source says) or "not_found". Put them under "pairs" as {"pair": <number>, "facts": [{"fact", "status", "source_says"}]}, one entry per pair, in order.';
+
+/** rewrite_verdict, plus the grounding `pairs` when citation verdicts are folded into the review. */
+function reviewResponseFormat(folded: boolean): Record<string, unknown> {
+  if (!folded) return REWRITE_VERDICT_RESPONSE_FORMAT;
+  const base = structuredClone(REWRITE_VERDICT_RESPONSE_FORMAT) as { json_schema: { schema: { properties: Record<string, unknown> } } };
+  const grounding = GROUNDING_RESPONSE_FORMAT as { json_schema: { schema: { properties: { pairs: unknown } } } };
+  base.json_schema.schema.properties.pairs = grounding.json_schema.schema.properties.pairs;
+  return base as unknown as Record<string, unknown>;
+}
+
+function chartText(turn: TurnState): string {
+  return (turn.ledger?.records ?? []).map((r, i) => `[${i + 1}] ${r.date ?? ''} ${r.text}`).join('\n');
+}
+
+export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly GroundingPair[]): ChatRequest {
+  const draft = turn.draft!;
+  const parts = [deps.catalog.readPrompt(`${turn.profile.prompts.review!}-answer`).trim()];
+  const confirmed = renderConfirmed(confirmedStatements(turn.facts));
+  if (confirmed) parts.push(confirmed);
+  parts.push(`=== DRAFT ANSWER ===\n${draft.answer}`);
+  const rows = gateText({ answer: '', blocks: draft.blocks });
+  if (rows) parts.push(`=== STRUCTURED BLOCK TEXT ===\n${rows}`);
+  if (pairs.length > 0) {
+    const byIndex = new Map(turn.references.map((r) => [r.index, r.sourceText ?? null]));
+    const items = pairs.map((p) => ({ statement: p.claim, sources: sourceLines(p.sourceIndices, (i) => byIndex.get(i) ?? null) }));
+    parts.push(`=== CITED STATEMENTS ===\n${FOLDED_INSTRUCTIONS}\n\n${factCheckPrompt(items)}`);
+  }
+  return {
+    model: turn.profile.models.review!,
+    // The shared context message first (decision 8): the router has it cached from the Answer.
+    messages: stageMessages(turn.contextMessage, { instructions: parts.join('\n\n'), history: turn.conversation, question: turn.question }),
+    ...checkerSampling(turn, deps, 'review'),
+    response_format: reviewResponseFormat(pairs.length > 0),
+  };
+}
+
+export const reviewStage: Stage = {
+  name: 'review',
+  async run(turn, deps) {
+    // The `answer-review:` leg reviews an Answer the caller sends (§4.4); product plans review their own.
+    if (turn.profile.policies.output === 'review') loadReviewPayload(turn);
+    const draft = turn.draft;
+    if (!draft || !isSubstantive(draft.answer)) {
+      turn.review = { status: 'needs_review', foldedPairs: null, pairs: [] };
+      if (!turn.issues.some((i) => i.id === 'substance_gate')) {
+        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: draft ? 'The answer to review is not substantive.' : 'There was no answer to review.', source_indices: [] });
+      }
+      escalateAnswer(turn, 'red', 'There was no usable answer to review.');
+      turn.steps.push({ role: 'answer_review', status: 'needs_review', reason: 'not_substantive' });
+      return;
+    }
+    const folded = turn.profile.policies.review?.grounding === 'folded';
+    const pairs = folded ? groundingPairs(turn.references, ['answer', 'block']) : [];
+    const body = reviewRequest(turn, deps, pairs);
+    const outcome = await callChecker(turn, deps, 'review', body);
+    const verdict = outcome.ok ? parseRewriteVerdict(outcome.result.content) : null;
+    const judgement = judgeReview(verdict, {
+      reviewedText: gateText(draft),
+      ledgerSize: turn.ledger?.records.length ?? 0,
+      chartText: chartText(turn),
+      confirmed: confirmedStatements(turn.facts),
+    });
+    turn.issues.push(...judgement.issues);
+    // Label only: a flag or an unavailable review makes the Answer yellow; its text is never touched.
+    if (judgement.status !== 'checked') escalateAnswer(turn, 'yellow', judgement.note);
+    turn.review = { status: judgement.status, foldedPairs: verdict?.pairs ?? null, pairs };
+    turn.steps.push({
+      role: 'answer_review',
+      model: body.model,
+      status: judgement.status,
+      counted: judgement.counted.length,
+      doubts: judgement.issues.filter((i) => i.id === 'review_doubt').length,
+      set_aside: judgement.issues.filter((i) => i.id === 'review_set_aside').length,
+      folded_pairs: pairs.length,
+      error: outcome.ok ? (verdict ? null : 'malformed') : outcome.error,
+      prompt_tokens: outcome.ok ? outcome.result.usage.prompt_tokens : null,
+      completion_tokens: outcome.ok ? outcome.result.usage.completion_tokens : null,
+    });
+  },
+};

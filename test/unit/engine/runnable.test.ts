@@ -1,0 +1,23 @@
+import { assertRunnable, unrunnableStages } from '../../../server/engine/run';
+import { loadCatalog } from '../../../server/profiles/catalog';
+import type { Profile } from '../../../server/profiles/types';
+import { SHIPPED_LEVELS, SHIPPED_PROMPTS } from '../profiles/helpers';
+
+describe('runnable plans', () => {
+  const catalog = loadCatalog({ profilesPath: SHIPPED_LEVELS, promptsDir: SHIPPED_PROMPTS });
+
+  test.each(catalog.profiles.filter((p) => p.workflow === 'clinical_answer').map((p) => [p.id]))('shipped profile %s runs every stage of its plan', (id) => {
+    expect(unrunnableStages(catalog.get(id)!)).toEqual([]);
+  });
+
+  test.each([['answer-review:qwen3.5-9b'], ['indepth-only:gemma-4-12b'], ['answer:gemma-4-12b']])('leg %s is runnable', (leg) => {
+    expect(() => assertRunnable(catalog.resolve(leg))).not.toThrow();
+  });
+
+  test('a plan naming a stage this build does not run is refused with 501 before any model call', () => {
+    const base = catalog.get('single-12b-bare')!;
+    const team = { ...base, id: 'team-x', stages: ['context', 'gather', ...base.stages.slice(1)] } as unknown as Profile;
+    expect(unrunnableStages(team)).toEqual(['gather']);
+    expect(() => assertRunnable(team)).toThrow(expect.objectContaining({ code: 'stage_not_implemented', status: 501 }));
+  });
+});
