@@ -18,7 +18,6 @@ export function loadReviewPayload(turn: TurnState): void {
   turn.steps.push({ role: 'review_payload', found: payload !== null });
   if (!payload) {
     turn.draft = null;
-    turn.confidence.answer = { level: 'yellow', note: 'No answer_to_review payload was found; nothing was reviewed.' };
     return;
   }
   if (payload.original_question.trim() !== '') turn.question = payload.original_question;

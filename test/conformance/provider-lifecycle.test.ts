@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FakeRouter } from '../support/fake-router';
 import { parseChartSearchStream } from '../support/chartsearch-sse';
+import { CLEAN_REVIEW, MARK, factChecker, found } from '../support/checkers';
 import { postJson, startTestHub } from '../support/hub';
 import type { RunningHub } from '../../server/main';
 
@@ -16,10 +17,10 @@ const cases: Array<{ id: string; events: string[]; expected: string }> = JSON.pa
 const CHART = ['Patient records (most recent first):', '[1] (2026-03-02) Finding — Weight (kg): 71 kg', '[2] (2026-01-10) Finding — Weight (kg): 74 kg'].join('\n');
 const ANSWER = JSON.stringify({ answer: 'Weight fell from 74 kg on 2026-01-10 [2] to 71 kg on 2026-03-02 [1].', citations: [2, 1], blocks: [] });
 
-/** How the hub produces each case today; a case that needs a stage still to come says which. */
-const SCENARIOS: Record<string, { body?: Record<string, unknown>; needs?: string }> = {
+/** The hub request that produces each case. */
+const SCENARIOS: Record<string, { body: Record<string, unknown> }> = {
   'provider.lifecycle.required-answer-and-terminal': { body: { model: 'single-12b-fast', messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'Weight?' }] } },
-  'provider.lifecycle.review-is-optional': { needs: 'the review stage (answer_validation) of the model-checks work' },
+  'provider.lifecycle.review-is-optional': { body: { model: 'single-12b-checked', messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'Weight?' }] } },
   'provider.lifecycle.no-silent-fallback': { body: { model: 'single-12b-bare', messages: [{ role: 'user', content: 'Weight?' }], context: { source: 'inline' } } },
 };
 
@@ -29,7 +30,12 @@ describe('conformance: provider_lifecycle', () => {
   beforeAll(async () => {
     router = new FakeRouter({ models: ['gemma-4-12b'] });
     await router.start();
-    router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: ANSWER });
+    router.script(
+      { match: { contains: MARK.grounding }, reply: factChecker((p) => [found(p.statement)]) },
+      { match: { contains: MARK.answerReview }, content: CLEAN_REVIEW },
+      { match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' },
+      { content: ANSWER },
+    );
     hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
   });
   afterAll(async () => {
@@ -43,12 +49,8 @@ describe('conformance: provider_lifecycle', () => {
 
   for (const c of cases) {
     const scenario = SCENARIOS[c.id];
-    if (scenario?.needs) {
-      test.todo(`${c.id} (needs ${scenario.needs})`);
-      continue;
-    }
     test(c.id, async () => {
-      const res = await postJson(`${hub.url}/v1/chat/completions`, { ...scenario!.body, stream: true, context: { require_product_profile: true, ...(scenario!.body!.context as object) } });
+      const res = await postJson(`${hub.url}/v1/chat/completions`, { ...scenario.body, stream: true, context: { require_product_profile: true, ...(scenario.body.context as object) } });
       const parsed = parseChartSearchStream(await res.text());
       expect(parsed.turns).toEqual(c.events);
       expect(parsed.settled).toEqual([]); // the hub never leaves a stage for the client to settle

@@ -42,6 +42,11 @@ describe('single-12b-checked end to end', () => {
     for (const key of ['answer', 'answerValidation', 'confidence']) expect(pending[key]).toEqual(validation[key]);
     expect(indepthDone.inDepth.validation.review_status).toBe('clean');
     expect(done.inDepth).toEqual(indepthDone.inDepth);
+    // [2] is cited by the Answer and by In-Depth point 1: usages and checks merge on one reference.
+    const shared = done.references.find((r: any) => r.index === 2);
+    expect(shared.usage.map((u: any) => u.location)).toEqual(['answer', 'indepth']);
+    expect(shared.groundingChecks.map((c: any) => c.location)).toEqual(['answer', 'indepth']);
+    expect(shared).toMatchObject({ groundingStatus: 'verified', support: 'supported' });
     expect(done.model).toBe('single-12b-checked');
     expect(done).not.toHaveProperty('status');
     // Each stage routes to its declared model; the reviewer reads the shared context message first.

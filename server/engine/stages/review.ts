@@ -65,10 +65,18 @@ export const reviewStage: Stage = {
     // The `answer-review:` leg reviews an Answer the caller sends (§4.4); product plans review their own.
     if (turn.profile.policies.output === 'review') loadReviewPayload(turn);
     const draft = turn.draft;
-    if (!draft || !isSubstantive(draft.answer)) {
+    if (!draft) {
+      // §7.3 step 1: nothing to review is an unavailable check, not a judgement of an Answer.
+      turn.review = { status: 'unavailable', foldedPairs: null, pairs: [] };
+      turn.issues.push({ id: 'answer_review_unavailable', status: 'warn', severity: 'warn', reason: 'There was no answer to review.' });
+      escalateAnswer(turn, 'yellow', 'There was no answer to review.');
+      turn.steps.push({ role: 'answer_review', status: 'unavailable', reason: 'no_answer' });
+      return;
+    }
+    if (!isSubstantive(draft.answer)) {
       turn.review = { status: 'needs_review', foldedPairs: null, pairs: [] };
       if (!turn.issues.some((i) => i.id === 'substance_gate')) {
-        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: draft ? 'The answer to review is not substantive.' : 'There was no answer to review.', source_indices: [] });
+        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The answer to review is not substantive.', source_indices: [] });
       }
       escalateAnswer(turn, 'red', 'There was no usable answer to review.');
       turn.steps.push({ role: 'answer_review', status: 'needs_review', reason: 'not_substantive' });
