@@ -9,6 +9,7 @@ import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
 import type { LocalTokenizer } from './llm/tokens';
 import type { TraceSink } from './trace/writer';
+import type { HubMetrics } from './metrics';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -24,7 +25,10 @@ export interface AppDeps {
   sources: SourceRegistry;
   localTokenizer?: LocalTokenizer | null;
   trace: TraceSink;
+  metrics?: HubMetrics | null;
   turns?: { active: number; started: number };
+  /** Aborted when a shutdown's drain period is over (running turns are settled and closed). */
+  shutdown?: AbortSignal;
   logger: Logger;
   version?: string;
 }
@@ -48,10 +52,12 @@ function requestId(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-function accessLog(logger: Logger) {
+function accessLog(logger: Logger, metrics: HubMetrics | null) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     res.on('close', () => {
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.observeRequest(req.path, req.method, res.statusCode, seconds, typeof res.locals.errorCode === 'string' ? res.locals.errorCode : null);
       logger.info(
         { request_id: res.locals.requestId, method: req.method, route: req.path, profile: res.locals.profile, status: res.statusCode, duration_ms: Math.round(performance.now() - started), aborted: !res.writableFinished },
         'request',
@@ -74,15 +80,22 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId, cors, accessLog(deps.logger), apiKeyAuth(deps.config.apiKeyHashes));
+  app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null), apiKeyAuth(deps.config.apiKeyHashes));
   app.use(express.json({ limit: deps.config.maxBodyBytes, type: () => true, strict: true }));
   app.use(bodyErrors);
   const startedAt = performance.now();
   const openapi = buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA);
   const router = express.Router();
   mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
+  const metrics = deps.metrics;
+  if (metrics) {
+    router.get('/metrics', async (_req: Request, res: Response) => {
+      res.setHeader('Content-Type', metrics.registry.contentType);
+      res.end(await metrics.registry.metrics());
+    });
+  }
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -9,6 +9,7 @@ import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
 import { loadLocalTokenizer } from './llm/tokens';
 import { TraceWriter } from './trace/writer';
+import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
 
 export interface RunningHub {
@@ -20,7 +21,20 @@ export interface RunningHub {
   activeTurns(): number;
   startedTurns(): number;
   routerSlots(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
+  /**
+   * Graceful stop: no new connections; running turns may finish for `drainMs`; then each is settled
+   * with a terminal event (or the Answer it has, or a 503) and closed; the trace is flushed.
+   */
+  shutdown(drainMs: number): Promise<{ settled: number }>;
   close(): Promise<void>;
+}
+
+/** How long settled turns get to write their terminal frame and unwind before connections are cut. */
+const SETTLE_LIMIT_MS = 5000;
+
+async function waitFor(done: () => boolean, limitMs: number): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** Starts a hub from a configuration (used by main and by integration tests). */
@@ -42,7 +56,9 @@ export async function startHub(config: Config): Promise<RunningHub> {
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'));
   const turns = { active: 0, started: 0 };
-  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, turns, logger });
+  const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
+  const stopping = new AbortController();
+  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, metrics, turns, logger, shutdown: stopping.signal });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -63,6 +79,21 @@ export async function startHub(config: Config): Promise<RunningHub> {
     activeTurns: () => turns.active,
     startedTurns: () => turns.started,
     routerSlots: () => router.slotState(),
+    async shutdown(drainMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await waitFor(() => turns.active === 0, drainMs);
+      const settled = turns.active;
+      if (settled > 0) {
+        stopping.abort();
+        await waitFor(() => turns.active === 0, SETTLE_LIMIT_MS);
+      }
+      server.closeAllConnections();
+      await closed;
+      await router.close();
+      await trace.close();
+      return { settled };
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -95,18 +126,24 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`med-agent-hub listening on ${hub.url} (router ${new URL(config.llmBaseUrl).origin})\n`);
   let stopping = false;
-  const stop = () => {
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    // Stop accepting; let in-flight requests finish for up to HUB_DRAIN_SECONDS.
-    hub.server.close(() => void hub.trace.close().then(() => process.exit(0)));
-    setTimeout(() => {
-      hub.server.closeAllConnections();
-      process.exit(0);
-    }, config.drainSeconds * 1000).unref();
+    process.stdout.write(`med-agent-hub: ${signal}: draining for up to ${config.drainSeconds} s\n`);
+    // Stop accepting; let in-flight requests finish for up to HUB_DRAIN_SECONDS, then settle the rest.
+    hub
+      .shutdown(config.drainSeconds * 1000)
+      .then(({ settled }) => {
+        process.stdout.write(`med-agent-hub: stopped (${settled} turn(s) settled at the drain limit)\n`);
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        process.stderr.write(`med-agent-hub: shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      });
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 if (require.main === module) {

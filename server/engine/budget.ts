@@ -67,6 +67,7 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
   try {
     const result = await deps.router.chat(body, opts);
     addUsage(turn.usage, result.usage);
+    deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
     turn.timing.modelMs += result.routerMs;
     turn.timing.queueMs += result.queueWaitMs;
     return result;

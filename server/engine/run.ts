@@ -63,6 +63,8 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     lastEmitted: null,
     answerPrompt: null,
     prefixShares: [],
+    startedAt: performance.now(),
+    answerDoneAt: null,
     review: null,
     agreement: null,
     inDepthReview: null,

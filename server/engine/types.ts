@@ -7,6 +7,7 @@ import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
 import type { BudgetMeasurement } from './budget';
+import type { HubMetrics } from '../metrics';
 import type { Reference } from './references';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
@@ -132,6 +133,9 @@ export interface TurnState {
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
   prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number }>;
+  /** performance.now() when the turn started, and when it handed out `answer_done` (metrics). */
+  startedAt: number;
+  answerDoneAt: number | null;
   /** The label-only model review of the Answer (§7.3 Target), once the review stage ran. */
   review: AnswerReviewState | null;
   /** The second writer's agreement check (§7.9), once the agree stage ran. */
@@ -166,6 +170,8 @@ export interface EngineDeps {
   sources: SourceRegistry;
   /** Optional local exact tokenizer (a configured tokenizer.json). */
   localTokenizer?: LocalTokenizer | null;
+  /** Prometheus metrics; absent in unit tests and benchmarks that do not need them. */
+  metrics?: HubMetrics | null;
 }
 
 /** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */

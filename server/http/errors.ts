@@ -22,6 +22,8 @@ export function toWireError(err: unknown): WireError {
 
 export function sendError(res: Response, err: unknown): void {
   const wire = toWireError(err);
+  // Read by the access log for the errors-by-code metric.
+  res.locals.errorCode = (wire.body as { detail?: { code?: unknown } }).detail?.code;
   if (res.headersSent) {
     res.end();
     return;

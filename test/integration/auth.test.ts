@@ -27,6 +27,8 @@ describe('HUB_API_KEYS', () => {
       const chat = await fetch(`${hub.url}/v1/chat/completions`, { method: 'POST', body: '{}' });
       expect(chat.status).toBe(401);
       expect(router.requests.filter((r) => r.path.includes('chat'))).toHaveLength(0);
+      expect((await fetch(`${hub.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${hub.url}/metrics`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     } finally {
       await hub.close();
       await router.stop();

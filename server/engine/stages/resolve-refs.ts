@@ -38,6 +38,7 @@ export const resolveRefsStage: Stage = {
     resolveAnswerReferences(turn, pending ? 'checking' : 'unchecked');
     turn.answerValidation = productValidation(turn, pending ? 'checking' : 'final');
     turn.steps.push({ role: 'resolve_refs', references: turn.references.length, unresolved: turn.references.filter((r) => r.resolutionStatus === 'unresolved').length });
+    turn.answerDoneAt = performance.now();
     yield stableEvent(turn, 'answer_done');
   },
 };

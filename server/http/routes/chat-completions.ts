@@ -15,6 +15,7 @@ import { isProductProfile } from '../../profiles/types';
 import { sendError } from '../errors';
 import { chatCompletion, chunkFrames, completionId } from '../openai-shapes';
 import { parseChatRequest } from '../schemas';
+import { drainUntilShutdown, shuttingDownError, untilShutdown } from '../shutdown';
 
 const ENGINE_UNWIND_LIMIT_MS = 5000;
 
@@ -23,6 +24,25 @@ export interface ChatRouteDeps extends EngineDeps {
   hubRevision: string;
   /** Turns running right now (shutdown and cancellation tests read it). */
   turns: { active: number; started: number };
+  /** Aborted when the drain period of a shutdown is over: running turns are settled and closed. */
+  shutdown?: AbortSignal;
+}
+
+/** The turn's figures for /metrics: time to answer_done, stage durations, and how a stream failed. */
+function observeTurn(deps: ChatRouteDeps, turn: TurnState, outcome: TurnOutcome, streamed: boolean): void {
+  if (!deps.metrics) return;
+  const stages = turn.steps
+    .filter((s) => s.role === 'stage_timing')
+    .map((s) => ({ stage: String(s.stage), seconds: Number(s.duration_ms) / 1000, status: String(s.status) }));
+  const pipeline = turn.steps.find((s) => s.role === 'pipeline_error');
+  // A blocking failure is counted once, by its HTTP error; a stream answers 200 and is counted here.
+  const streamCode = streamed && outcome.status === 'failed' ? outcome.code ?? 'internal_error' : null;
+  deps.metrics.observeTurn({
+    profile: turn.profile.lowLevelLeg ? 'leg' : turn.profile.id,
+    answerDoneSeconds: turn.answerDoneAt === null ? null : (turn.answerDoneAt - turn.startedAt) / 1000,
+    stages,
+    errorCode: streamCode ?? (pipeline ? String(pipeline.error) : null),
+  });
 }
 
 function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
@@ -35,14 +55,15 @@ function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
  * Staged SSE for product profiles (§3.1): headers are already out; events stream as they come, with
  * heartbeats; the trace line records how the stream ended.
  */
-async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response): Promise<void> {
+async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response, abortTurn: () => void): Promise<void> {
   let outcome: TurnOutcome = { status: 'cancelled' };
   let engineFinished!: () => void;
   // Resolves once the engine has unwound (its stage timings and slot releases are recorded).
   const finished = new Promise<void>((resolve) => (engineFinished = resolve));
+  const engine = runProductTurn(turn, deps, { adapter: 'stream' });
   const events = (async function* () {
     try {
-      for await (const event of runProductTurn(turn, deps, { adapter: 'stream' })) {
+      for await (const event of deps.shutdown ? untilShutdown(engine, turn, deps.shutdown, abortTurn) : engine) {
         if (event.name === 'done') outcome = { status: 'completed' };
         if (event.name === 'error') outcome = { status: 'failed', code: String(event.data.code) };
         yield event;
@@ -54,6 +75,7 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response)
   try {
     const ended = await streamStagedEvents(res, events, { heartbeatMs: deps.config.sseHeartbeatSeconds * 1000, signal: turn.signal });
     if (ended === 'client_gone') outcome = { status: 'cancelled' };
+    if (turn.steps.some((s) => s.role === 'shutdown')) outcome = { status: 'failed', code: 'hub_shutting_down' };
   } catch (err) {
     // The producer failed outside the settled paths (a bug): still end with a terminal frame.
     outcome = { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
@@ -64,19 +86,25 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response)
     // A client that left aborted the turn's signal, so the engine stops promptly; never wait forever.
     await Promise.race([finished, new Promise((r) => setTimeout(r, ENGINE_UNWIND_LIMIT_MS).unref())]);
     deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
+    observeTurn(deps, turn, outcome, true);
   }
 }
 
 /** Drains a turn and writes its trace line whatever happens (completed, failed or cancelled). */
-async function runTraced(turn: TurnState, deps: ChatRouteDeps): Promise<Record<string, unknown>> {
+async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => void): Promise<Record<string, unknown>> {
   let failure: unknown = null;
   try {
-    return await drainTurn(turn, deps);
+    const drain = drainTurn(turn, deps);
+    const envelope = await (deps.shutdown ? drainUntilShutdown(drain, turn, deps.shutdown, abortTurn) : drain);
+    if (turn.steps.some((s) => s.role === 'shutdown')) failure = shuttingDownError();
+    return envelope;
   } catch (err) {
     failure = err;
     throw err;
   } finally {
-    deps.trace.append(turnTrace(turn, outcomeOf(turn, failure), { hubRevision: deps.hubRevision }));
+    const outcome = failure instanceof HubError && failure.code === 'hub_shutting_down' ? { status: 'failed' as const, code: failure.code } : outcomeOf(turn, failure);
+    deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
+    observeTurn(deps, turn, outcome, false);
   }
 }
 
@@ -111,10 +139,10 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         if (body.stream === true && profile.staged) {
           // Headers before any context work: ChartSearchAI gives up after 30 s without them (decision 2).
           flushStagedHeaders(res);
-          await streamTraced(turn, deps, res);
+          await streamTraced(turn, deps, res, () => abort.abort());
           return;
         }
-        envelope = await runTraced(turn, deps);
+        envelope = await runTraced(turn, deps, () => abort.abort());
       } finally {
         deps.turns.active--;
       }
@@ -129,7 +157,8 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       res.setHeader('Server-Timing', serverTiming(started, turn));
       res.status(200).json(chatCompletion(body.model, content, turn.usage));
     } catch (err) {
-      if (abort.signal.aborted) {
+      // A client that left gets nothing more; a turn shutdown interrupted before any Answer gets its 503.
+      if (abort.signal.aborted && !(err instanceof HubError && err.code === 'hub_shutting_down')) {
         res.end();
         return;
       }

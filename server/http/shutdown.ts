@@ -1,0 +1,79 @@
+/**
+ * Graceful shutdown of in-flight turns (SIGTERM/SIGINT): once the drain period is over, a turn still
+ * running is settled, never cut: a stream gets a terminal event (the last emitted Answer with its
+ * checks settled as a late failure, or `error` when no Answer was out yet), a blocking request gets the
+ * Answer it already has or a 503 — and only then is the turn's work aborted.
+ */
+import { HubError } from '../errors';
+import { blockingEnvelope } from '../engine/drain';
+import { lateFailureEnvelope } from '../engine/product';
+import type { EngineEvent, TurnState } from '../engine/types';
+
+const SHUTDOWN = Symbol('shutdown');
+
+export function shuttingDownError(): HubError {
+  return new HubError('hub_shutting_down', 503, 'The hub is shutting down; please retry.', { headers: { 'Retry-After': '5' } });
+}
+
+function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; dispose: () => void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<typeof SHUTDOWN>((resolve) => {
+    onAbort = () => resolve(SHUTDOWN);
+    if (signal.aborted) resolve(SHUTDOWN);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** The terminal event a stream gets when shutdown interrupts its turn. */
+export function shutdownEvent(turn: TurnState): EngineEvent {
+  if (turn.lastEmitted) return { name: 'done', data: lateFailureEnvelope(turn) };
+  const err = shuttingDownError();
+  return { name: 'error', data: { code: err.code, source: 'hub', message: err.message } };
+}
+
+/**
+ * Passes the engine's events through until `shutdown` aborts; then yields the settled terminal event
+ * and aborts the turn (after the frame is written, so the writer does not take it for a client leaving).
+ */
+export async function* untilShutdown(events: AsyncIterable<EngineEvent>, turn: TurnState, shutdown: AbortSignal, abortTurn: () => void): AsyncGenerator<EngineEvent> {
+  const iterator = events[Symbol.asyncIterator]();
+  const stop = whenAborted(shutdown);
+  let interrupted = false;
+  try {
+    for (;;) {
+      const next = iterator.next();
+      const step = await Promise.race([next, stop.promise]);
+      if (step === SHUTDOWN) {
+        interrupted = true;
+        next.catch(() => undefined);
+        turn.steps.push({ role: 'shutdown', settled: turn.lastEmitted ? 'late_failure' : 'error' });
+        yield shutdownEvent(turn);
+        return;
+      }
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    stop.dispose();
+    if (interrupted) abortTurn();
+    else await iterator.return?.(undefined);
+  }
+}
+
+/** A blocking turn interrupted by shutdown: the Answer it already has, settled, or a 503. */
+export async function drainUntilShutdown(drain: Promise<Record<string, unknown>>, turn: TurnState, shutdown: AbortSignal, abortTurn: () => void): Promise<Record<string, unknown>> {
+  const stop = whenAborted(shutdown);
+  try {
+    const result = await Promise.race([drain, stop.promise]);
+    if (result !== SHUTDOWN) return result;
+    drain.catch(() => undefined);
+    turn.steps.push({ role: 'shutdown', settled: turn.lastEmitted ? 'late_failure' : 'error' });
+    const envelope = turn.lastEmitted ? blockingEnvelope(lateFailureEnvelope(turn)) : null;
+    abortTurn();
+    if (!envelope) throw shuttingDownError();
+    return envelope;
+  } finally {
+    stop.dispose();
+  }
+}

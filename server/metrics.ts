@@ -1,0 +1,70 @@
+/**
+ * Prometheus metrics (decision 13), served at `GET /metrics`. Every label comes from a closed set
+ * (known routes, configured profile ids, stage names, hub error codes), so a hostile client can never
+ * grow the series count; no label ever carries patient or message text.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { STAGE_NAMES } from './profiles/types';
+
+const ROUTES = new Set(['/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions']);
+const STAGES = new Set<string>(STAGE_NAMES);
+/** Error codes look like `router_busy`; anything else is folded into `other`. */
+const CODE_RE = /^[a-z][a-z0-9_]{0,48}$/;
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export interface SlotGauges {
+  inFlight: number;
+  queued: number;
+}
+
+export interface TurnObservation {
+  profile: string;
+  /** Seconds from the start of the turn to `answer_done`, when the turn reached it. */
+  answerDoneSeconds: number | null;
+  stages: ReadonlyArray<{ stage: string; seconds: number; status: string }>;
+  /** The turn's failure code, when it failed. */
+  errorCode: string | null;
+}
+
+export interface HubMetrics {
+  readonly registry: Registry;
+  observeRequest(route: string, method: string, status: number, seconds: number, errorCode: string | null): void;
+  observeTurn(turn: TurnObservation): void;
+  observeModelCall(call: { queueWaitSeconds: number; promptTokens: number; completionTokens: number }): void;
+}
+
+export function createMetrics(opts: { profileIds: readonly string[]; slots: () => SlotGauges }): HubMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'hub_' });
+  const profiles = new Set(opts.profileIds);
+  const profileLabel = (id: string) => (profiles.has(id) ? id : 'leg');
+  const codeLabel = (code: string) => (CODE_RE.test(code) ? code : 'other');
+
+  const requestDuration = new Histogram({ name: 'hub_request_duration_seconds', help: 'HTTP request duration, by route, method and status.', labelNames: ['route', 'method', 'status'], buckets: SECONDS_BUCKETS, registers: [registry] });
+  const answerDone = new Histogram({ name: 'hub_answer_done_seconds', help: 'Time from the start of a product turn to its answer_done event.', labelNames: ['profile'], buckets: SECONDS_BUCKETS, registers: [registry] });
+  const stageDuration = new Histogram({ name: 'hub_stage_duration_seconds', help: 'Duration of each engine stage (consumer time excluded).', labelNames: ['stage', 'status'], buckets: SECONDS_BUCKETS, registers: [registry] });
+  const routerWait = new Histogram({ name: 'hub_router_wait_seconds', help: 'Time a model call waited for a router slot.', buckets: SECONDS_BUCKETS, registers: [registry] });
+  const tokens = new Counter({ name: 'hub_tokens_total', help: 'Router tokens, prompt (in) and completion (out).', labelNames: ['direction'], registers: [registry] });
+  const errors = new Counter({ name: 'hub_errors_total', help: 'Errors by hub error code (HTTP errors and failed or errored turns).', labelNames: ['code'], registers: [registry] });
+  new Gauge({ name: 'hub_router_queue_depth', help: 'Model calls waiting for a router slot.', registers: [registry], collect() { this.set(opts.slots().queued); } });
+  new Gauge({ name: 'hub_router_in_flight', help: 'Model calls holding a router slot.', registers: [registry], collect() { this.set(opts.slots().inFlight); } });
+
+  return {
+    registry,
+    observeRequest(route, method, status, seconds, errorCode) {
+      requestDuration.observe({ route: ROUTES.has(route) ? route : 'other', method: ['GET', 'POST', 'OPTIONS'].includes(method) ? method : 'other', status: String(status) }, seconds);
+      if (errorCode) errors.inc({ code: codeLabel(errorCode) });
+    },
+    observeTurn(turn) {
+      const profile = profileLabel(turn.profile);
+      if (turn.answerDoneSeconds !== null) answerDone.observe({ profile }, turn.answerDoneSeconds);
+      for (const s of turn.stages) stageDuration.observe({ stage: STAGES.has(s.stage) ? s.stage : 'other', status: ['completed', 'failed', 'cancelled'].includes(s.status) ? s.status : 'other' }, s.seconds);
+      if (turn.errorCode) errors.inc({ code: codeLabel(turn.errorCode) });
+    },
+    observeModelCall(call) {
+      routerWait.observe(call.queueWaitSeconds);
+      tokens.inc({ direction: 'in' }, call.promptTokens);
+      tokens.inc({ direction: 'out' }, call.completionTokens);
+    },
+  };
+}
