@@ -70,3 +70,14 @@ export function shippedConfidence(turn: TurnState): Record<string, unknown> {
   if (turn.confidence.in_depth) out.in_depth = { level: null, note: turn.confidence.in_depth.note, findings: inDepthFindings(turn) };
   return out;
 }
+
+/** A settled-by-failure confidence (late failure, fallback) in the profile's mode: the failure is the finding. */
+export function failureConfidence(turn: TurnState, confidence: Record<string, { level: string; note: string }>): Record<string, unknown> {
+  if (turn.profile.policies.confidence !== 'findings') return confidence;
+  const out: Record<string, unknown> = {};
+  for (const [section, c] of Object.entries(confidence)) {
+    const earlier = section === 'answer' ? answerFindings(turn) : [];
+    out[section] = { level: null, note: c.note, findings: [...earlier, { check: 'review', where: 'answer', status: 'fail', says: c.note }] };
+  }
+  return out;
+}

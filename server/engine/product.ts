@@ -7,6 +7,7 @@
 import { HubError, isAbortError } from '../errors';
 import { DRUG_SAFETY_UNAVAILABLE, productEnvelope } from './envelope';
 import { runTurn } from './run';
+import { failureConfidence } from './findings';
 import { FALLBACK_ANSWER } from './substance';
 import type { EngineDeps, EngineEvent, TurnState } from './types';
 import { VALIDATION_LABELS } from './validation';
@@ -22,13 +23,14 @@ const NOT_GENERATED = 'In-Depth was not generated.';
 /** The last emitted Answer, restored and settled: red, needs_review, In-Depth not generated. */
 export function lateFailureEnvelope(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
   const env = structuredClone(turn.lastEmitted!) as Record<string, any>;
-  env.confidence = { ...env.confidence, answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
   env.answerValidation = { ...env.answerValidation, status: 'needs_review', label: VALIDATION_LABELS.needs_review, completedAt: now.toISOString() };
+  const confidence: Record<string, { level: string; note: string }> = { answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
   if ('inDepth' in env) {
     const gate = env.inDepth?.validation ?? null;
     env.inDepth = { status: 'needs_review', answer: '', error: NOT_GENERATED, validation: gate };
-    env.confidence.in_depth = { level: 'red', note: NOT_GENERATED };
+    confidence.in_depth = { level: 'red', note: NOT_GENERATED };
   }
+  env.confidence = failureConfidence(turn, confidence);
   return env;
 }
 
@@ -39,7 +41,7 @@ export function preAnswerFallback(turn: TurnState, now: Date = new Date()): Reco
     answer: FALLBACK_ANSWER,
     references: [],
     blocks: [],
-    confidence: { answer: { level: 'red', note: 'The hub could not produce a checked answer for this turn.' } },
+    confidence: failureConfidence(turn, { answer: { level: 'red', note: 'The hub could not produce a checked answer for this turn.' } }),
     answerValidation: {
       status: 'needs_review',
       label: VALIDATION_LABELS.needs_review,

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CLEAN_REVIEW, differs, factChecker, found, isCall, scriptChecked } from '../support/checkers';
+import { CLEAN_REVIEW, MARK, differs, factChecker, found, isCall, scriptChecked } from '../support/checkers';
 import { postJson, ROOT, SMALL_CHART, useRouterAndHub } from '../support/hub';
 
 const ANSWER = 'The latest weight is 71 kg [2]. A penicillin allergy with rash is documented [5].';
@@ -94,5 +94,16 @@ describe('policies.confidence: findings', () => {
     );
     // The status rule does not depend on the confidence mode.
     expect(env.answerValidation.status).toBe('needs_review');
+  });
+
+  test('a late failure settles in findings mode too: no levels, the failure listed', async () => {
+    ctx.router.script({ match: { contains: MARK.inDepth }, status: 500 });
+    scriptChecked(ctx.router, { answer: ANSWER, citations: [2, 5], claims: [] });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'findings-12b', messages: [{ role: 'user', content: SMALL_CHART }, { role: 'user', content: 'Weight and allergies?' }] });
+    const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
+    expect(env.answer).toBe(ANSWER);
+    expect(env.confidence.answer.level).toBeNull();
+    expect(env.confidence.in_depth.level).toBeNull();
+    expect(env.confidence.answer.findings).toContainEqual({ check: 'review', where: 'answer', status: 'fail', says: 'The hub could not safely complete the remaining checks.' });
   });
 });
