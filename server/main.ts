@@ -1,4 +1,5 @@
 /** Process entry: config → catalogue → router client → app → listen → graceful shutdown. */
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
@@ -58,6 +59,8 @@ export async function startHub(config: Config): Promise<RunningHub> {
   const turns = { active: 0, started: 0 };
   const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
   const stopping = new AbortController();
+  // Every running turn listens for the end of the drain period (and removes its listener when done).
+  setMaxListeners(Infinity, stopping.signal);
   const app = createApp({ config, catalog, router, sources, localTokenizer, trace, metrics, turns, logger, shutdown: stopping.signal });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).

@@ -1,17 +1,41 @@
 /**
  * Runs the test suite's fake llama.cpp router in its own process, so benchmarks time the hub and the
  * router on separate event loops (as in production). Prints `READY <baseUrl>` on stdout.
+ * argv[2]: FakeRouterOptions (JSON); argv[3] (optional): BenchScript[] (JSON), installed with `script()`.
+ * With an IPC channel it answers `{ type: 'usage' }` with its CPU time and RSS, and `{ type: 'lastChats', n }`
+ * with the bodies of the last n chat requests it received (see spawn-router.ts).
  */
-import { FakeRouter, type FakeRouterOptions } from '../../test/support/fake-router';
+import { FakeRouter, type FakeRouterOptions, type ScriptedReply } from '../../test/support/fake-router';
+import { factChecker, found } from '../../test/support/checkers';
+import { answerUsage } from './child';
+import type { BenchScript } from './scripts';
+
+function toScriptedReply(s: BenchScript): ScriptedReply {
+  const { match, replyWith, ...rest } = s;
+  const reply: ScriptedReply = { ...rest };
+  if (match) {
+    const { stream, ...plain } = match;
+    reply.match = stream === undefined ? plain : { ...plain, test: (req) => (req.body?.stream === true) === stream };
+  }
+  // A checker that answers what it was asked: every PAIR of a fact-check request gets one `found` fact.
+  if (replyWith === 'all_found') reply.reply = factChecker((p) => [found(p.statement)]);
+  return reply;
+}
 
 async function main(): Promise<void> {
   const opts = JSON.parse(process.argv[2] ?? '{}') as FakeRouterOptions;
+  const scripts = JSON.parse(process.argv[3] ?? '[]') as BenchScript[];
   const router = new FakeRouter(opts);
+  router.script(...scripts.map(toScriptedReply));
   const url = await router.start();
   process.stdout.write(`READY ${url}\n`);
   const stop = () => void router.stop().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('disconnect', stop);
+  process.on('message', (msg: { type?: string; n?: number }) => {
+    if (msg?.type === 'usage') process.send?.(answerUsage({ openChats: router.openChats, chatRequests: router.chatRequests().length }));
+    if (msg?.type === 'lastChats') process.send?.({ type: 'lastChats', bodies: router.chatRequests().slice(-(msg.n ?? 1)).map((r) => r.body) });
+  });
 }
 
 void main();

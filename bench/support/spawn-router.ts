@@ -1,29 +1,20 @@
-/** Starts the fake router in a child process and returns its URL and a stop function. */
-import { spawn } from 'node:child_process';
+/** Starts the fake router in a child process and returns its URL, usage probes and a stop function. */
 import path from 'node:path';
 import type { FakeRouterOptions } from '../../test/support/fake-router';
+import { REGISTER_TS, spawnBenchChild, type BenchChild } from './child';
+import type { BenchScript } from './scripts';
 
-const ROOT = path.resolve(__dirname, '../..');
+export interface SpawnedRouter extends BenchChild {
+  baseUrl: string;
+  /** Bodies of the last `n` chat requests the router received. */
+  lastChats(n: number): Promise<Array<Record<string, unknown>>>;
+}
 
-export async function spawnFakeRouter(opts: FakeRouterOptions): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'scripts/register-ts.js'), path.join(__dirname, 'fake-router-process.ts'), JSON.stringify(opts)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /READY (\S+)/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`fake router exited (${code})`)));
-  });
+export async function spawnFakeRouter(opts: FakeRouterOptions, scripts: BenchScript[] = []): Promise<SpawnedRouter> {
+  const child = await spawnBenchChild(['-r', REGISTER_TS, path.join(__dirname, 'fake-router-process.ts'), JSON.stringify(opts), JSON.stringify(scripts)]);
   return {
-    baseUrl,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    ...child,
+    baseUrl: child.url,
+    lastChats: async (n) => (await child.ask<{ bodies: Array<Record<string, unknown>> }>({ type: 'lastChats', n })).bodies,
   };
 }

@@ -12,7 +12,14 @@ export async function startTestHub(env: Record<string, string>): Promise<Running
   // Each hub traces into its own temporary directory (tests read it through hub.trace / the file).
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-trace-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: traceDir, ...env }, ROOT);
-  return startHub(config);
+  const hub = await startHub(config);
+  const close = hub.close.bind(hub);
+  // The temporary trace directory goes with the hub (a test that reads traces does so before closing).
+  hub.close = async () => {
+    await close();
+    fs.rmSync(traceDir, { recursive: true, force: true });
+  };
+  return hub;
 }
 
 export async function postJson(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {

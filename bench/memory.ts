@@ -1,0 +1,148 @@
+/**
+ * Hub resident memory (VmRSS of the hub's own process, read from /proc): idle after a few warm-up turns,
+ * while OPEN staged single-12b-bare streams are held open (the router answers the Answer call only after
+ * HOLD_MS, so the streams sit on heartbeats), and after they have all finished. Each phase samples RSS
+ * every SAMPLE_MS and reports min/median/max of the last PLATEAU samples, so a figure is a plateau, not one
+ * reading; after the streams closed, once more after a forced full GC (garbage vs live memory).
+ * Extra RSS per 1,000 open streams = (open median − idle median) / OPEN × 1,000.
+ * Baseline: an idle bare Node process (same IPC channel) sampled the same way in the same run.
+ * Writes bench/results/memory.json.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { ROOT, spawnBareNode, type BenchChild } from './support/child';
+import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
+import { spawnHub, type SpawnedHub } from './support/spawn-hub';
+import { spawnFakeRouter } from './support/spawn-router';
+import { median, timedStream, type TimedStream } from './support/timed-stream';
+
+const OPEN = 256;
+const HOLD_MS = 10_000;
+const SAMPLE_MS = 100;
+const SAMPLES = 30;
+const PLATEAU = 20;
+const RECORDS = 20;
+const WARMUP_MARK = 'warm-up turn';
+const MB = 1024 * 1024;
+
+interface Plateau {
+  min_mb: number;
+  median_mb: number;
+  max_mb: number;
+  samples: number;
+  /** V8 heap in use (process.memoryUsage, asked over IPC), median of the same samples: live objects vs retained pages. */
+  heap_used_median_mb?: number;
+}
+
+async function plateau(child: BenchChild, opts: { heap?: boolean } = {}): Promise<Plateau> {
+  const rss: number[] = [];
+  const heap: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    rss.push(child.vmRss() / MB);
+    if (opts.heap) heap.push((await child.usage()).heapUsedBytes / MB);
+    await new Promise((r) => setTimeout(r, SAMPLE_MS));
+  }
+  const last = rss.slice(-PLATEAU);
+  const out: Plateau = { min_mb: Math.min(...last), median_mb: median(last), max_mb: Math.max(...last), samples: last.length };
+  if (opts.heap) out.heap_used_median_mb = median(heap.slice(-PLATEAU));
+  return out;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`memory bench: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function benchMemory() {
+  const bare = await spawnBareNode();
+  let bareIdle: Plateau;
+  try {
+    bareIdle = await plateau(bare);
+  } finally {
+    await bare.stop();
+  }
+  // Warm-up turns (their question carries WARMUP_MARK) are answered at once; the held streams' Answer
+  // call waits HOLD_MS; In-Depth is answered at once.
+  const scripts = productScripts();
+  scripts.splice(scripts.length - 1, 0, { ...scripts[scripts.length - 1], match: { contains: WARMUP_MARK } });
+  scripts[scripts.length - 1] = { ...scripts[scripts.length - 1], delayMs: HOLD_MS };
+  const router = await spawnFakeRouter({ models: [MODEL] }, scripts);
+  let hub: SpawnedHub | undefined;
+  let pool: Pool | undefined;
+  try {
+    hub = await spawnHub({ LLM_BASE_URL: router.baseUrl, ROUTER_MAX_CONCURRENCY: '512', ROUTER_MAX_QUEUE: '1024' }, { exposeGc: true });
+    pool = new Pool(hub.url, { connections: OPEN });
+    const warm = productRequest('single-12b-bare', RECORDS, { stream: true });
+    (warm.messages as Array<{ content: string }>)[1].content = `${QUESTION} (${WARMUP_MARK})`;
+    for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 8 }, () => timedStream(pool!, '/v1/chat/completions', warm)));
+    const idle = await plateau(hub, { heap: true });
+    const held = productRequest('single-12b-bare', RECORDS, { stream: true });
+    const opened = performance.now();
+    const streams = Array.from({ length: OPEN }, () => timedStream(pool!, '/v1/chat/completions', held));
+    // Every stream is open and waiting on its Answer call at the router.
+    await until('all streams to reach the router', async () => (await hub!.counters()).routerInFlight >= OPEN, HOLD_MS - SAMPLES * SAMPLE_MS - 500);
+    const allOpenMs = performance.now() - opened;
+    const open = await plateau(hub, { heap: true });
+    const heldFor = performance.now() - opened;
+    const done: TimedStream[] = await Promise.all(streams);
+    const incomplete = done.filter((s) => s.frames.at(-1)?.name !== 'done').length;
+    if (heldFor > HOLD_MS) throw new Error('memory bench: the streams finished before the open phase was sampled');
+    await until('the hub to go idle', async () => (await hub!.counters()).activeTurns === 0, 10_000);
+    const after = await plateau(hub, { heap: true });
+    // Then one forced full GC: what stays is live (a leak) or pages V8/malloc keep (RSS above heap).
+    await hub.gc();
+    const afterGc = await plateau(hub, { heap: true });
+    const perThousand = ((open.median_mb - idle.median_mb) / OPEN) * 1000;
+    return {
+      open_streams: OPEN,
+      sample_interval_ms: SAMPLE_MS,
+      bare_node_idle: bareIdle,
+      hub_idle: idle,
+      hub_open: open,
+      hub_after_close: after,
+      hub_after_close_and_gc: afterGc,
+      incomplete_streams: incomplete,
+      all_open_after_ms: allOpenMs,
+      extra_mb_per_1000_open_streams: perThousand,
+      ratio_idle_vs_bare_node: idle.median_mb / bareIdle.median_mb,
+    };
+  } finally {
+    await pool?.destroy();
+    await hub?.stop();
+    await router.stop();
+  }
+}
+
+export type MemoryResult = Awaited<ReturnType<typeof benchMemory>>;
+
+export function formatMemory(r: MemoryResult): string {
+  const p = (x: Plateau) =>
+    `${x.median_mb.toFixed(1)} MB (min ${x.min_mb.toFixed(1)}, max ${x.max_mb.toFixed(1)}${x.heap_used_median_mb === undefined ? '' : `; heap used ${x.heap_used_median_mb.toFixed(1)} MB`})`;
+  return (
+    `memory (hub RSS in its own process, median of the last ${r.hub_idle.samples} samples every ${r.sample_interval_ms} ms): idle ${p(r.hub_idle)} vs bare Node ${p(r.bare_node_idle)} ` +
+    `(ratio ${r.ratio_idle_vs_bare_node.toFixed(2)}x); ${r.open_streams} staged streams open ${p(r.hub_open)}; after they closed ${p(r.hub_after_close)}; ` +
+    `after a forced GC ${p(r.hub_after_close_and_gc)}; extra ${r.extra_mb_per_1000_open_streams.toFixed(1)} MB per 1,000 open streams` +
+    (r.incomplete_streams > 0 ? `; ${r.incomplete_streams} streams did not end with done` : '')
+  );
+}
+
+export async function runMemoryBench(): Promise<MemoryResult> {
+  const r = await benchMemory();
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/results/memory.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  return r;
+}
+
+if (require.main === module) {
+  runMemoryBench().then(
+    (r) => process.stdout.write(`${formatMemory(r)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`memory bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

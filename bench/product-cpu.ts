@@ -1,0 +1,134 @@
+/**
+ * Hub CPU time per product turn, model time excluded: the hub runs in its own process (the fake router in
+ * another), and its CPU time (user + system, process.cpuUsage() asked over IPC) is read before and after
+ * TURNS blocking turns on a RECORDS-record synthetic chart, sent one at a time after WARMUP turns.
+ * Profiles: single-12b-bare (Answer + In-Depth) and single-12b-checked (plus model review and citation
+ * grounding, scripted to pass cleanly). Baseline: the same client sending the same number of requests
+ * straight to the router (the hub's own Answer request, captured from a turn), the router's CPU time
+ * measured the same way. Goal (issue): ≤ 15 ms hub CPU per product turn.
+ * Set BENCH_HUB_CPU_PROF=<dir> for a V8 CPU profile of each hub child (node --cpu-prof).
+ * Writes bench/results/product-cpu.json.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { MARK } from '../test/support/checkers';
+import { ROOT } from './support/child';
+import { MODEL, productRequest, productScripts } from './support/product-fixtures';
+import { spawnHub, type SpawnedHub } from './support/spawn-hub';
+import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
+
+const RECORDS = 365;
+const TURNS = 40;
+const WARMUP = 5;
+const GOAL_MS = 15;
+const PATH = '/v1/chat/completions';
+
+async function post(pool: Pool, payload: string): Promise<Record<string, any>> {
+  const res = await pool.request({ method: 'POST', path: PATH, headers: { 'content-type': 'application/json' }, body: payload });
+  const json = (await res.body.json()) as Record<string, any>;
+  if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${JSON.stringify(json).slice(0, 300)}`);
+  return json;
+}
+
+/** CPU time (ms) `child` spends while `run` sends its requests. */
+async function cpuDuring(child: { usage(): Promise<{ cpuUs: number }> }, run: () => Promise<void>): Promise<number> {
+  const before = (await child.usage()).cpuUs;
+  await run();
+  return ((await child.usage()).cpuUs - before) / 1000;
+}
+
+interface ProfileCpu {
+  profile: string;
+  turns: number;
+  router_calls_per_turn: number;
+  hub_cpu_ms_per_turn: number;
+  router_cpu_ms_per_turn: number;
+  answer_validation: string;
+  in_depth: string;
+}
+
+async function profileCpu(hub: SpawnedHub, router: SpawnedRouter, pool: Pool, profile: string): Promise<ProfileCpu> {
+  const payload = JSON.stringify(productRequest(profile, RECORDS));
+  let last: Record<string, any> = {};
+  for (let i = 0; i < WARMUP; i++) last = await post(pool, payload);
+  const calls0 = (await router.usage()).counters.chatRequests;
+  const routerBefore = (await router.usage()).cpuUs;
+  const hubMs = await cpuDuring(hub, async () => {
+    for (let i = 0; i < TURNS; i++) last = await post(pool, payload);
+  });
+  const routerAfter = await router.usage();
+  const envelope = JSON.parse(last.choices[0].message.content) as Record<string, any>;
+  return {
+    profile,
+    turns: TURNS,
+    router_calls_per_turn: (routerAfter.counters.chatRequests - calls0) / TURNS,
+    hub_cpu_ms_per_turn: hubMs / TURNS,
+    router_cpu_ms_per_turn: (routerAfter.cpuUs - routerBefore) / 1000 / TURNS,
+    answer_validation: String(envelope.answerValidation?.status),
+    in_depth: String(envelope.inDepth?.status),
+  };
+}
+
+export async function benchProductCpu() {
+  const router = await spawnFakeRouter({ models: [MODEL] }, productScripts());
+  let hub: SpawnedHub | undefined;
+  let viaHub: Pool | undefined;
+  let direct: Pool | undefined;
+  try {
+    hub = await spawnHub({ LLM_BASE_URL: router.baseUrl });
+    viaHub = new Pool(hub.url, { connections: 1 });
+    direct = new Pool(router.baseUrl, { connections: 1 });
+    const rows = [await profileCpu(hub, router, viaHub, 'single-12b-bare'), await profileCpu(hub, router, viaHub, 'single-12b-checked')];
+    // Baseline: the hub's Answer request (the largest call of a turn) sent straight to the router.
+    const answerCall = (await router.lastChats(8)).find((c) => !Object.values(MARK).some((m) => JSON.stringify(c).includes(m)));
+    if (!answerCall) throw new Error('no Answer request captured');
+    const payload = JSON.stringify(answerCall);
+    for (let i = 0; i < WARMUP; i++) await post(direct, payload);
+    const directPool = direct;
+    const routerMs = await cpuDuring(router, async () => {
+      for (let i = 0; i < TURNS; i++) await post(directPool, payload);
+    });
+    const directPerRequest = routerMs / TURNS;
+    return {
+      chart_records: RECORDS,
+      warmup_turns: WARMUP,
+      goal_ms: GOAL_MS,
+      direct_router_cpu_ms_per_request: directPerRequest,
+      profiles: rows.map((r) => ({ ...r, ratio_vs_direct_request: r.hub_cpu_ms_per_turn / directPerRequest, meets_goal: r.hub_cpu_ms_per_turn <= GOAL_MS })),
+    };
+  } finally {
+    await viaHub?.destroy();
+    await direct?.destroy();
+    await hub?.stop();
+    await router.stop();
+  }
+}
+
+export type ProductCpuResult = Awaited<ReturnType<typeof benchProductCpu>>;
+
+export function formatProductCpu(r: ProductCpuResult): string {
+  const row = (p: ProductCpuResult['profiles'][number]) =>
+    `${p.profile} ${p.hub_cpu_ms_per_turn.toFixed(1)} ms/turn (${p.router_calls_per_turn} model calls; ratio ${p.ratio_vs_direct_request.toFixed(1)}x; ${p.meets_goal ? 'meets' : 'MISSES'} goal <= ${r.goal_ms} ms; ${p.answer_validation}, In-Depth ${p.in_depth})`;
+  return (
+    `hub CPU per product turn (${r.chart_records}-record chart, blocking, ${r.profiles[0].turns} turns after ${r.warmup_turns} warm-ups, hub in its own process): ` +
+    `${r.profiles.map(row).join('; ')} vs router CPU ${r.direct_router_cpu_ms_per_request.toFixed(1)} ms per direct Answer request`
+  );
+}
+
+export async function runProductCpuBench(): Promise<ProductCpuResult> {
+  const r = await benchProductCpu();
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/results/product-cpu.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  return r;
+}
+
+if (require.main === module) {
+  runProductCpuBench().then(
+    (r) => process.stdout.write(`${formatProductCpu(r)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`product CPU bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
