@@ -19,8 +19,8 @@ import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
 
 const RECORDS = 365;
-const TURNS = 40;
-const WARMUP = 5;
+const TURNS = Number(process.env.BENCH_PRODUCT_TURNS ?? 40);
+const WARMUP = Number(process.env.BENCH_PRODUCT_WARMUP ?? 5);
 const GOAL_MS = 15;
 const PATH = '/v1/chat/completions';
 
@@ -79,7 +79,10 @@ export async function benchProductCpu() {
     hub = await spawnHub({ LLM_BASE_URL: router.baseUrl });
     viaHub = new Pool(hub.url, { connections: 1 });
     direct = new Pool(router.baseUrl, { connections: 1 });
-    const rows = [await profileCpu(hub, router, viaHub, 'single-12b-bare'), await profileCpu(hub, router, viaHub, 'single-12b-checked')];
+    // BENCH_PRODUCT_PROFILES narrows the run (e.g. to profile one profile with BENCH_HUB_CPU_PROF).
+    const profiles = (process.env.BENCH_PRODUCT_PROFILES ?? 'single-12b-bare,single-12b-checked').split(',').filter(Boolean);
+    const rows: ProfileCpu[] = [];
+    for (const profile of profiles) rows.push(await profileCpu(hub, router, viaHub, profile));
     // Baseline: the hub's Answer request (the largest call of a turn) sent straight to the router.
     const answerCall = (await router.lastChats(8)).find((c) => !Object.values(MARK).some((m) => JSON.stringify(c).includes(m)));
     if (!answerCall) throw new Error('no Answer request captured');

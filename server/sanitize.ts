@@ -140,3 +140,46 @@ function walk(value: unknown, seen: WeakSet<object>, depth: number): unknown {
 export function sanitize(value: unknown): unknown {
   return walk(value, new WeakSet(), 0);
 }
+
+/**
+ * `JSON.stringify(sanitize(value))` in one pass, without the deep copy: the trace writes a line of
+ * tens of kilobytes per turn, so the rules run as a replacer. Same rules, same output (a test pins
+ * the equality); anything the replacer cannot take (a cycle) falls back to the copying sanitiser.
+ */
+export function sanitizedJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, sanitizingReplacer);
+  } catch {
+    return JSON.stringify(sanitize(value));
+  }
+}
+
+function sanitizingReplacer(this: unknown, key: string, value: unknown): unknown {
+  // The root (key '') and array items are not named members: only member names can be secret keys.
+  if (key !== '' && !Array.isArray(this)) {
+    if (isSecretKey(key)) return REDACTED;
+    if (isUrlKey(key) && typeof value === 'string') return value === '' ? '' : reduceUrl(value);
+  }
+  if (typeof value === 'string') return sanitizeText(value);
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.some((v) => typeof v === 'string' && v.startsWith('-')) ? redactFlagValues(value) : value;
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof URL) return reduceUrl(value.href);
+  return value;
+}
+
+/** The CLI-flag rule of sanitizeArray, without recursing (the replacer visits the items next). */
+function redactFlagValues(arr: unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < arr.length; i++) {
+    const item = arr[i];
+    const flag = typeof item === 'string' ? secretFlag(item) : null;
+    if (flag?.inlineValue) out.push(`${(item as string).split('=')[0]}=${REDACTED}`);
+    else if (flag && i + 1 < arr.length) {
+      out.push(item, REDACTED);
+      i++;
+    } else out.push(item);
+  }
+  return out;
+}

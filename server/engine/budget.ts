@@ -43,15 +43,22 @@ function promptText(body: ChatRequest): string {
 }
 
 /**
- * Prefix share of a later stage with the Answer prompt (decision 8), for the trace. Counted on the
- * shared text with the exact counter while the stage's own model call runs (no slot is taken).
+ * Prefix share of a later stage with the Answer prompt (decision 8), for the trace. The router says
+ * how many prompt tokens it reused from its cache (`cached_tokens`): every stage opens with the same
+ * context message, so that is the shared prefix as the router actually used it, at no extra cost.
+ * Only when the router reports no reuse is the shared text counted exactly (one /tokenize call), so
+ * a layout regression and an evicted cache can be told apart.
  */
-async function measurePrefixShare(turn: TurnState, stage: string, body: ChatRequest, inputTokens: number): Promise<void> {
-  if (!turn.tokens || turn.answerPrompt === null) return;
-  try {
-    const shared = await turn.tokens.count(body.model, commonPrefix(turn.answerPrompt, promptText(body)));
+async function recordPrefixShare(turn: TurnState, stage: string, body: ChatRequest, inputTokens: number, cachedTokens: number | undefined): Promise<void> {
+  if (turn.answerPrompt === null) return;
+  const share = (shared: number, method: 'router_cache' | 'exact_count') => {
     const sharedTokens = Math.min(shared, inputTokens);
-    turn.prefixShares.push({ stage, prompt_tokens: inputTokens, shared_prefix_tokens: sharedTokens, ratio: inputTokens > 0 ? sharedTokens / inputTokens : 0 });
+    turn.prefixShares.push({ stage, prompt_tokens: inputTokens, shared_prefix_tokens: sharedTokens, ratio: inputTokens > 0 ? sharedTokens / inputTokens : 0, method });
+  };
+  if (typeof cachedTokens === 'number' && cachedTokens > 0) return share(cachedTokens, 'router_cache');
+  if (!turn.tokens) return;
+  try {
+    share(await turn.tokens.count(body.model, commonPrefix(turn.answerPrompt, promptText(body))), 'exact_count');
   } catch {
     // A trace figure must never fail the turn.
   }
@@ -60,18 +67,14 @@ async function measurePrefixShare(turn: TurnState, stage: string, body: ChatRequ
 /** A guarded, accounted model call: budget guard, slot-bound router call, usage summed on the turn. */
 export async function callModel(turn: TurnState, deps: EngineDeps, stage: string, body: ChatRequest): Promise<ChatResult> {
   const inputTokens = await guardCall(turn, stage, body);
-  let share: Promise<void> = Promise.resolve();
-  if (stage === 'answer' && turn.answerPrompt === null) turn.answerPrompt = promptText(body);
-  else if (inputTokens !== null) share = measurePrefixShare(turn, stage, body, inputTokens);
+  const isAnswer = stage === 'answer' && turn.answerPrompt === null;
+  if (isAnswer) turn.answerPrompt = promptText(body);
   const opts: CallOptions = { signal: turn.signal, slots: turn.slots };
-  try {
-    const result = await deps.router.chat(body, opts);
-    addUsage(turn.usage, result.usage);
-    deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
-    turn.timing.modelMs += result.routerMs;
-    turn.timing.queueMs += result.queueWaitMs;
-    return result;
-  } finally {
-    await share;
-  }
+  const result = await deps.router.chat(body, opts);
+  addUsage(turn.usage, result.usage);
+  deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
+  turn.timing.modelMs += result.routerMs;
+  turn.timing.queueMs += result.queueWaitMs;
+  if (!isAnswer && inputTokens !== null) await recordPrefixShare(turn, stage, body, inputTokens, result.usage.cached_tokens);
+  return result;
 }

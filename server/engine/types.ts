@@ -132,7 +132,7 @@ export interface TurnState {
   /** The Answer prompt text, the prefix later stages are measured against (decision 8). */
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
-  prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number }>;
+  prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number; method: 'router_cache' | 'exact_count' }>;
   /** performance.now() when the turn started, and when it handed out `answer_done` (metrics). */
   startedAt: number;
   answerDoneAt: number | null;

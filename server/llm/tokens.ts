@@ -194,7 +194,19 @@ function inputTokensBody(req: ChatCountRequest): ChatRequest {
 /** SHA-256 of the sorted-key JSON of exactly the prompt-shaping fields (§5.7). */
 export function chatCacheKey(req: ChatCountRequest): string {
   const { model, messages, tools, tool_choice, chat_template_kwargs } = req;
-  return createHash('sha256').update(sortedKeyJson({ model, messages, tools, tool_choice, chat_template_kwargs })).digest('hex');
+  const hash = createHash('sha256').update(sortedKeyJson({ model, tools, tool_choice, chat_template_kwargs }));
+  // Plain {role, content} messages (every hub prompt) are hashed as length-prefixed text, skipping a
+  // sorted re-serialisation of tens of kilobytes per count; any other message shape goes in as sorted JSON.
+  for (const m of messages as ReadonlyArray<Record<string, unknown>>) {
+    const keys = Object.keys(m);
+    if (typeof m.role === 'string' && typeof m.content === 'string' && keys.length === 2) {
+      hash.update(`\u0000t${m.role.length}:${m.role}${m.content.length}:`).update(m.content);
+    } else {
+      const json = sortedKeyJson(m);
+      hash.update(`\u0000j${json.length}:`).update(json);
+    }
+  }
+  return hash.digest('hex');
 }
 
 /**

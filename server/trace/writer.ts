@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { sanitize } from '../sanitize';
+import { sanitizedJson } from '../sanitize';
 
 export interface TraceSink {
   append(record: Record<string, unknown>): void;
@@ -53,7 +53,7 @@ export class TraceWriter implements TraceSink {
     const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
     this.tail = this.tail.then(nextTurn).then(async () => {
       try {
-        const line = `${JSON.stringify(sanitize(record))}\n`;
+        const line = `${sanitizedJson(record)}\n`;
         const fh = await this.open();
         await fh.appendFile(line, 'utf8');
         this.written++;

@@ -226,6 +226,20 @@ describe('single-12b-checked end to end', () => {
     const line = (await traceLines(ctx.hub)).at(-1)!;
     const byStage = new Map(line.prefix_share.map((p: any) => [p.stage, p.ratio]));
     for (const stage of ['review', 'indepth', 'indepth_review']) expect(byStage.get(stage)).toBeGreaterThanOrEqual(0.9);
+    // The router's own cache report is the figure (no extra tokenizer call per stage).
+    expect(line.prefix_share.every((p: any) => p.method === 'router_cache')).toBe(true);
+  });
+
+  test('a router that reports no cache reuse: the shared prefix is counted exactly instead', async () => {
+    const chart = `Patient records (most recent first):\n${syntheticChart(120)}`;
+    ctx.router.script({ match: { contains: MARK.inDepth }, content: JSON.stringify({ claims: [] }), usage: { prompt_tokens: 0, completion_tokens: 3 } });
+    scriptChecked(ctx.router, { answer: 'The latest weight is 55 kg [1].', citations: [1], claims: [] });
+    await blocking(ctx.hub.url, 'single-12b-checked', { messages: [{ role: 'user', content: chart }, { role: 'user', content: 'What is the latest weight?' }] });
+    const line = (await traceLines(ctx.hub)).at(-1)!;
+    const indepth = line.prefix_share.find((p: any) => p.stage === 'indepth');
+    expect(indepth).toMatchObject({ method: 'exact_count' });
+    expect(indepth.ratio).toBeGreaterThanOrEqual(0.9);
+    expect(ctx.router.requests.filter((r) => r.path === '/tokenize')).toHaveLength(1);
   });
 
   test('blocking drain returns the post-review envelope with recomputed citations', async () => {

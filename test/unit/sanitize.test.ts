@@ -1,4 +1,4 @@
-import { isSecretKey, reduceUrl, sanitize } from '../../server/sanitize';
+import { isSecretKey, reduceUrl, sanitize, sanitizedJson } from '../../server/sanitize';
 
 describe('reduceUrl', () => {
   it('keeps scheme, host, port and path only', () => {
@@ -80,5 +80,24 @@ describe('sanitize', () => {
     expect(sanitize(3)).toBe(3);
     expect(sanitize(null)).toBeNull();
     expect(sanitize('hello')).toBe('hello');
+  });
+});
+
+describe('sanitizedJson (the trace writer\'s one-pass form)', () => {
+  const cyclic: Record<string, unknown> = { token: 't' };
+  cyclic.self = cyclic;
+  it.each([
+    ['nested secrets', { a: { apiKey: 'k1', nested: [{ password: { deep: 1 } }] }, clientSecret: 's', keep: 'x' }],
+    ['URLs', { base_url: 'http://u:p@h:1/x?q=1', redirectUri: 'ftp://me:pw@files.example/dir?x', models_endpoint: 'garbage', note: 'see https://a:b@docs.example/page?token=1 for details', list: ['https://h/p#f'] }],
+    ['CLI flags', { status: { args: ['llama-server', '--api-key', 'sekrit', '--port', '0', '--hf-token=abc', '-hft', 'xyz', '-n'] } }],
+    ['INI and bearer text', { preset: '[m]\napi-key = sekrit\nctx-size = 1024\n', msg: 'sent Authorization: Bearer abc.def' }],
+    ['__proto__ data', JSON.parse('{"__proto__": {"apiKey": "k", "x": 1}}')],
+    ['errors, dates, undefined, bigint', { err: new Error('boom http://u:p@h/x'), at: new Date(0), gone: undefined, n: BigInt(7), arr: [undefined, 1] }],
+    ['a secret-looking key inside an array item', [{ token: 'x' }, 'token']],
+    ['a trace-like line', { request_id: 'r', context: { included: [{ source_id: 'inline:1', reason: 'recent_core' }] }, steps: [{ role: 'answer_synth', model: 'gemma-4-12b', max_tokens: 4 }] }],
+    ['primitives', 'hello'],
+    ['a cycle (falls back to the copying sanitiser)', cyclic],
+  ])('%s: equals JSON.stringify(sanitize(x))', (_name, value) => {
+    expect(sanitizedJson(value)).toBe(JSON.stringify(sanitize(value)));
   });
 });

@@ -19,7 +19,11 @@ export function resolveAnswerReferences(turn: TurnState, grounding: 'checking' |
 
 /** The event, with the envelope captured as the last stable state a late failure restores (§3.3). */
 export function stableEvent(turn: TurnState, name: string): EngineEvent {
-  const data = structuredClone(productEnvelope(turn));
+  const envelope = productEnvelope(turn);
+  // The context summary is written once by the context stage and never changed after: it is shared,
+  // not copied (it lists every record of the chart, the largest part of an envelope).
+  const data: Record<string, unknown> = structuredClone({ ...envelope, context: null });
+  data.context = envelope.context;
   turn.lastEmitted = data;
   return { name, data };
 }

@@ -155,7 +155,9 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         return;
       }
       res.setHeader('Server-Timing', serverTiming(started, turn));
-      res.status(200).json(chatCompletion(body.model, content, turn.usage));
+      // Written directly: express's res.json adds a second pass over a body of tens of kilobytes.
+      res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify(chatCompletion(body.model, content, turn.usage)));
     } catch (err) {
       // A client that left gets nothing more; a turn shutdown interrupted before any Answer gets its 503.
       if (abort.signal.aborted && !(err instanceof HubError && err.code === 'hub_shutting_down')) {
