@@ -73,8 +73,9 @@ export function reduceUrl(s: string): string {
 
 /** Free text: embedded URLs reduced, `Bearer x` and secret `key = value` lines (INI presets) redacted. */
 function sanitizeText(s: string): string {
-  let out = s.replace(URL_IN_TEXT, (m) => reduceUrl(m));
-  out = out.replace(BEARER_IN_TEXT, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  // Cheap scans first: most strings of a trace hold no URL, no credential scheme and no `key = value`.
+  let out = s.includes('://') ? s.replace(URL_IN_TEXT, (m) => reduceUrl(m)) : s;
+  if (out.includes('Bearer') || out.includes('Basic')) out = out.replace(BEARER_IN_TEXT, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   if (out.includes('=') || out.includes(':')) {
     out = out.replace(INI_LINE, (line, pre: string, key: string, sep: string) => (isSecretKey(key) ? `${pre}${key}${sep}${REDACTED}` : line));
   }

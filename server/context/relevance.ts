@@ -182,11 +182,14 @@ export function scoreText(question: QuestionRelevance, text: string): RecordRele
   // one regex scan per record (the selector scores every record of the ledger on every turn).
   const tokens: string[] = [];
   const matched = new Set<string>();
+  const wantTokens = question.exact.length > 0;
   for (const raw of text.match(TOKEN) ?? []) {
     const lower = raw.toLowerCase();
-    tokens.push(lower);
-    const term = normalizeTerm(lower);
-    if (term !== null && question.terms.has(term)) matched.add(term);
+    if (wantTokens) tokens.push(lower);
+    // Question terms never include stop words, numbers or time windows, so the (costlier) filter
+    // runs only for a token whose term the question has.
+    const aliased = alias(lower);
+    if (question.terms.has(aliased) && normalizeTerm(lower) !== null) matched.add(aliased);
     if (raw.length >= 2 && raw !== lower && raw === raw.toUpperCase() && !isTimeWindow(raw)) {
       const acronym = alias(lower);
       if (question.terms.has(acronym)) matched.add(acronym);

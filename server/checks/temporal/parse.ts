@@ -89,8 +89,8 @@ export function parseEvents(chartText: string): ChartEvent[] {
     if (!rec) continue;
     if (rec.ownDate) current = rec.ownDate;
     if (!current || REFERENCE_RECORD.test(rec.rest)) continue;
-    const marked = DATE_KIND_MARKER.test(rec.rest);
-    const body = rec.rest.replace(DATE_KIND_MARKER, '').trim();
+    const marked = rec.rest.includes('[') && DATE_KIND_MARKER.test(rec.rest);
+    const body = (marked ? rec.rest.replace(DATE_KIND_MARKER, '') : rec.rest).trim();
     const cls = eventClass(body);
     events.push({ index: rec.index, date: current, body, cls, administrative: marked || isAdministrativeClass(cls) });
   }
