@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark in sequence; each prints a ratio against a baseline from the same run. */
 import { formatConcurrentStreams, runConcurrentStreamsBench } from './concurrent-streams';
 import { formatContextSelection, runContextSelectionBench } from './context-selection';
+import { formatEngineCpu, runEngineCpuBench } from './engine-cpu';
 import { benchLegOverhead } from './leg-overhead';
 import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatConcurrentStreams(await runConcurrentStreamsBench())}\n`);
   process.stdout.write(`${formatMemory(await runMemoryBench())}\n`);
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
+  process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
 }
 
 main().catch((err: unknown) => {
