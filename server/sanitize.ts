@@ -18,7 +18,11 @@ const PAIR_QUALIFIERS = new Set(['api', 'access', 'refresh', 'bearer', 'auth', '
 const PAIR_HEADS = new Set(['key', 'token']);
 
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
-const INI_LINE = /^(\s*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(.*)$/gm;
+// Indentation is whitespace other than a line terminator (what `^` under the m flag starts after): with
+// `\s*` the match could start at every blank line of a long run of newlines and rescan the whole run
+// from each (quadratic — 80,000 newlines in a model answer blocked the event loop for seconds while its
+// trace line was written). The separator may still span lines, so `password\n=\nsecret` stays redacted.
+const INI_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(.*)$/gm;
 const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const MAX_DEPTH = 64;
 

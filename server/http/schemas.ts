@@ -57,11 +57,48 @@ const ERROR_SCHEMA = {
 
 export const WIRE_SCHEMAS = { ChatCompletionRequest: CHAT_REQUEST_SCHEMA, Error: ERROR_SCHEMA } as const;
 
-const ajv = new Ajv2020({ allErrors: false, strict: false });
+// strictNumbers: JSON.parse turns 1e309 into Infinity, which a plain `typeof` check would accept as a
+// temperature or an integer max_tokens; non-finite numbers are refused like any other wrong type.
+const ajv = new Ajv2020({ allErrors: false, strict: false, strictNumbers: true });
 const validateChat = ajv.compile<ChatCompletionRequest>(CHAT_REQUEST_SCHEMA);
+
+/**
+ * Deepest nesting of arrays and objects a chat body may have (the body itself is level 1; OpenAI
+ * content parts sit at level 5, a caller's JSON schema a few levels further). JSON.parse accepts any
+ * depth, but the hub's own recursive work (JSON.stringify of message content, prompts, router bodies,
+ * traces) overflows the stack at a few thousand levels: a deeper body must be refused up front, as
+ * bad input, rather than fail later as an internal error or a lost turn (decision 11).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The first top-level field whose value nests deeper than `maxDepth` levels counted from the body,
+ * '' when the body itself is too deep without one, null when within bounds. Iterative on purpose: a
+ * recursive walk would overflow on exactly the bodies it is meant to refuse.
+ */
+export function tooDeepField(body: unknown, maxDepth: number = MAX_BODY_DEPTH): string | null {
+  if (body === null || typeof body !== 'object') return null;
+  const fields: Array<[string, unknown]> = Array.isArray(body) ? body.map((v) => ['', v]) : Object.entries(body);
+  for (const [field, value] of fields) {
+    const stack: Array<[unknown, number]> = [[value, 2]];
+    while (stack.length > 0) {
+      const [v, depth] = stack.pop()!;
+      if (v === null || typeof v !== 'object') continue;
+      if (depth > maxDepth) return field;
+      for (const child of Array.isArray(v) ? v : Object.values(v)) {
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      }
+    }
+  }
+  return null;
+}
 
 /** Validates a parsed chat body; a failure is 400 invalid_request_error naming the field. */
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
+  const deep = tooDeepField(body);
+  if (deep !== null) {
+    throw new HubError('invalid_request_error', 400, `Invalid request: '${deep || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: deep || null });
+  }
   if (validateChat(body)) return body;
   const e = validateChat.errors?.[0];
   const where = e?.instancePath ? e.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
