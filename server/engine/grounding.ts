@@ -29,6 +29,13 @@ import { callChecker, checkerSampling, fitsWindow } from './checker';
 import type { Reference } from './references';
 import type { EngineDeps, TurnState } from './types';
 
+/**
+ * At most this many statements of one Answer or In-Depth go to the checker (twelve batches of four).
+ * A writer bounded by its output reserve stays far below it; a runaway reply does not turn into
+ * thousands of sequential checker calls — the statements past it are honestly `unchecked`.
+ */
+export const MAX_CHECKED_STATEMENTS = 48;
+
 export interface CheckedPair {
   pair: GroundingPair;
   check: GroundingCheck;
@@ -109,7 +116,10 @@ export async function groundClaims(
   });
   if (opts.useFolded) for (const [i, check] of foldedChecks(turn, pairs)) if (!decided.has(i)) decided.set(i, check);
 
-  const open = pairs.map((_, i) => i).filter((i) => !decided.has(i));
+  const undecided = pairs.map((_, i) => i).filter((i) => !decided.has(i));
+  const open = undecided.slice(0, MAX_CHECKED_STATEMENTS);
+  const overLimit = undecided.slice(MAX_CHECKED_STATEMENTS);
+  for (const i of overLimit) decided.set(i, checkOf(pairs[i], { support: 'unchecked', facts: null }, 'none'));
   const lookup = sourceTextOf(refs);
   const items = open.map((i) => ({ statement: pairs[i].claim, sources: sourceLines(pairs[i].sourceIndices, lookup) }));
   const instructions = deps.catalog.readPrompt(turn.profile.prompts.grounding!);
@@ -124,6 +134,7 @@ export async function groundClaims(
     pairs: pairs.length,
     deterministic: checked.filter((c) => c.check.method.startsWith('deterministic')).length,
     folded: checked.filter((c) => c.check.method === 'folded').length,
+    over_limit: overLimit.length,
     batches,
     support: summariseSupport(checked.map((c) => c.check)),
   });

@@ -1,8 +1,8 @@
 /**
  * Product turns end honestly whatever happens (§3.3, decisions 2 and 3): a failure after the Answer
  * was shown keeps that Answer with its checks settled; a failure before any Answer ends in a
- * fallback `done` that carries every envelope key; context errors end a stream with `event: error`
- * (a blocking request keeps an Answer it already has). A cancelled turn just stops.
+ * fallback `done` that carries every envelope key; a context or request error before any Answer ends a
+ * stream with `event: error` (a blocking request gets the HTTP error). A cancelled turn just stops.
  */
 import { HubError, isAbortError } from '../errors';
 import { DRUG_SAFETY_UNAVAILABLE, productEnvelope } from './envelope';
@@ -69,7 +69,11 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     if (turn.signal.aborted || isAbortError(err)) throw err;
     turn.steps.push({ role: 'pipeline_error', error: err instanceof HubError ? err.code : err instanceof Error ? err.name : 'unknown' });
     const answered = turn.lastEmitted !== null;
-    if (isContextError(err) && (opts.adapter === 'stream' || !answered)) {
+    // Before any Answer, a context error or a request the hub cannot serve (a chart over the record
+    // limit) is said as what it is: an HTTP error, or `event: error`. After an Answer was shown, every
+    // failure keeps that Answer with its checks settled (decisions 2 and 3): nothing is left pending.
+    const requestError = err instanceof HubError && err.status >= 400 && err.status < 500;
+    if (!answered && (isContextError(err) || requestError)) {
       if (opts.adapter === 'block') throw err;
       yield { name: 'error', data: { code: err.code, source: String(err.extra.source ?? 'hub'), message: err.message } };
       return;

@@ -12,8 +12,12 @@ export interface ReferenceUsage {
 
 /** `[3]`, `[2, 3]`, `[2,3]`; adjacent `[2][3]` match one by one. */
 const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
-/** Sentence boundary (§8): `.!?` followed by whitespace, or a newline. */
-const BOUNDARY = /(?<=[.!?])\s+|\s*\n\s*/;
+/**
+ * Sentence boundary (§8): `.!?` followed by whitespace, or a newline. Newlines are split on first
+ * and the pieces trimmed: a `\s*\n\s*` pattern rescans a long blank run from every position
+ * (quadratic — 80,000 spaces in a model answer blocked the hub for seconds).
+ */
+const AFTER_PUNCTUATION = /(?<=[.!?])\s+/;
 
 /** Indices cited by `[N]` markers in text order, with duplicates (callers deduplicate). */
 export function markerIndices(text: string): number[] {
@@ -26,7 +30,11 @@ export function markerIndices(text: string): number[] {
 
 /** Sentences of a text; the whole text when it does not split. */
 export function splitSentences(text: string): string[] {
-  const pieces = text.split(BOUNDARY).map((s) => s.trim()).filter((s) => s !== '');
+  const pieces = text
+    .split('\n')
+    .flatMap((line) => line.split(AFTER_PUNCTUATION))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const out: string[] = [];
   for (const piece of pieces) {
     // "…71 kg. [2]" splits the marker off its sentence; a piece that is only markers and

@@ -21,6 +21,13 @@ export function unrunnableStages(profile: Profile): string[] {
 
 /** Refuses, before any model call, a plan this build cannot run honestly. */
 export function assertRunnable(profile: Profile): void {
+  if (profile.topology === 'caller') {
+    // Caller-orchestrated (Catalyst) profiles have no hub-run plan: chat completions is not their route.
+    throw new HubError('invalid_request_error', 400, `Profile '${profile.id}' is a caller-orchestrated query profile; it is not answered through chat completions (its role routes are not available in this hub build).`, {
+      param: 'model',
+      extra: { model: profile.id },
+    });
+  }
   const missing = unrunnableStages(profile);
   if (missing.length) {
     throw new HubError('stage_not_implemented', 501, `Profile '${profile.id}' needs stages this hub build does not run yet: ${missing.join(', ')}.`, {

@@ -79,8 +79,10 @@ function parseFacts(value: unknown): CheckedFact[] | null {
 /** JSON texts worth trying: a fenced block's body, then the outermost `{…}` of the whole reply. */
 function candidates(content: string): string[] {
   const out: string[] = [];
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(content);
-  if (fenced) out.push(fenced[1]);
+  // No `\s*` before the lazy body: with it, whitespace after an unclosed fence is rescanned from
+  // every split point (quadratic on a hostile reply); the tag and the blanks are trimmed in code.
+  const fenced = /```([\s\S]*?)```/.exec(content);
+  if (fenced) out.push(fenced[1].replace(/^json/i, '').trim());
   const first = content.indexOf('{');
   const last = content.lastIndexOf('}');
   if (first >= 0 && last > first) out.push(content.slice(first, last + 1));

@@ -51,8 +51,10 @@ export function extractJsonObject(text: string): JsonObject | null {
   if (typeof text !== 'string') return null;
   const whole = parseObject(text.trim());
   if (whole) return whole;
-  for (const m of text.matchAll(/```[a-zA-Z]*\s*([\s\S]*?)```/g)) {
-    const fenced = parseObject(m[1].trim());
+  // The language tag and blanks are stripped in code: in the pattern they would be rescanned from
+  // every split point of an unclosed fence (quadratic on a hostile reply).
+  for (const m of text.matchAll(/```([\s\S]*?)```/g)) {
+    const fenced = parseObject(m[1].replace(/^[a-zA-Z]*/, '').trim());
     if (fenced) return fenced;
   }
   const first = text.indexOf('{');

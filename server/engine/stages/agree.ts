@@ -9,7 +9,7 @@ import { parseAnswer } from '../answer-parse';
 import { callChecker } from '../checker';
 import { escalateAnswer } from '../confidence';
 import { productValidation } from '../envelope';
-import { factCheckIO } from '../grounding';
+import { MAX_CHECKED_STATEMENTS, factCheckIO } from '../grounding';
 import { splitSentences } from '../references';
 import { isSubstantive } from '../substance';
 import type { EngineDeps, Stage, TurnState } from '../types';
@@ -40,6 +40,8 @@ export function agreementStatus(claims: readonly AgreementClaim[]): 'agreed' | '
 async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record<string, unknown>> {
   const model = turn.profile.models.second!;
   const sentences = splitSentences(turn.draft!.answer).map(normaliseClaim).filter((s) => /[\p{L}\p{N}]/u.test(s));
+  // Sentences past the checker bound stay `unchecked` (a runaway Answer must not mean thousands of calls).
+  const checkable = sentences.slice(0, MAX_CHECKED_STATEMENTS);
   const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, 'second');
   const outcome = await callChecker(turn, deps, 'agree', body);
   const second = outcome.ok ? parseAnswer(outcome.result.content) : null;
@@ -49,9 +51,9 @@ async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record
   let results: FactCheckResult[] = sentences.map(() => ({ support: 'unchecked', facts: null, batch: null }));
   if (usable) {
     const instructions = `${AGREEMENT_PREFACE}\n\n${deps.catalog.readPrompt(turn.profile.prompts.grounding ?? 'grounding-facts')}`;
-    const items = sentences.map((statement) => ({ statement, sources: `[second answer] ${normaliseClaim(second.answer)}` }));
+    const items = checkable.map((statement) => ({ statement, sources: `[second answer] ${normaliseClaim(second.answer)}` }));
     const run = await runFactChecks(items, factCheckIO(turn, deps, 'agreement', instructions), { signal: turn.signal });
-    results = run.results;
+    results = [...run.results, ...results.slice(run.results.length)];
     turn.steps.push({ role: 'agreement_check', claims: sentences.length, batches: run.batches });
   }
   const claims: AgreementClaim[] = sentences.map((claim, i) => {

@@ -9,7 +9,7 @@ import { callModel } from '../budget';
 import { pendingInDepth } from '../envelope';
 import { writerSampling } from '../sampling';
 import { isSubstantive } from '../substance';
-import { citationMarkers } from '../answer-parse';
+import { citationMarkers, stripFences } from '../answer-parse';
 import { contentText } from '../../context/inline-chart';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
@@ -36,14 +36,21 @@ export function inDepthRequest(turn: TurnState, deps: EngineDeps): ChatRequest {
 
 /** `{"claims": [...]}` → trimmed non-empty strings; null when the reply is not that shape. */
 export function parseClaims(content: string): string[] | null {
-  const text = content.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
-  try {
-    const v: unknown = JSON.parse(text);
-    if (!v || typeof v !== 'object' || !Array.isArray((v as { claims?: unknown }).claims)) return null;
-    return ((v as { claims: unknown[] }).claims).filter((c): c is string => typeof c === 'string').map((c) => c.trim()).filter((c) => c !== '');
-  } catch {
-    return null;
+  const text = stripFences(content.trim()).trim();
+  // The whole reply, else its outermost braces (a reply with prose or half a fence around the JSON).
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  for (const candidate of [text, first >= 0 && last > first ? text.slice(first, last + 1) : null]) {
+    if (candidate === null) continue;
+    try {
+      const v: unknown = JSON.parse(candidate);
+      if (!v || typeof v !== 'object' || !Array.isArray((v as { claims?: unknown }).claims)) return null;
+      return ((v as { claims: unknown[] }).claims).filter((c): c is string => typeof c === 'string').map((c) => c.trim()).filter((c) => c !== '');
+    } catch {
+      // try the next candidate
+    }
   }
+  return null;
 }
 
 function lastAssistantDraft(turn: TurnState): AnswerDraft | null {

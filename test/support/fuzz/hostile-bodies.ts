@@ -429,7 +429,9 @@ function makeCase(category: Category, id: number, k: number, rng: Rng): FuzzCase
       const plan = planFor(rng, m);
       const streamIt = rng.bool(0.4);
       const body = { model: m, stream: streamIt && !(m in STAGED_PROFILES), messages: [{ role: 'user', content: rng.bool() ? hostileChart(rng, rng.int(2, 8)) : SMALL_CHART }, { role: 'assistant', content: hostileText(rng) }, { role: 'user', content: `${hostileText(rng, 'weight?')} FZ${id}Z` }] };
-      return { ...base, note: `${m} ${body.stream ? 'non-staged stream' : 'blocking'}, output ${JSON.stringify(plan)}`, build: () => json(body), plan, expectStatus: [200] };
+      // A caller-orchestrated (Catalyst) profile is not answered through chat completions: a clear 400.
+      const expectStatus = m === 'catalyst-query-e4b-qwen14b' ? [400] : [200];
+      return { ...base, note: `${m} ${body.stream ? 'non-staged stream' : 'blocking'}, output ${JSON.stringify(plan)}`, build: () => json(body), plan, expectStatus };
     }
     case 'unknown_fields': {
       const keys = rng.sample(Object.keys(UNKNOWN_FIELDS), rng.int(1, 8));

@@ -89,15 +89,9 @@ export function randomPlan(rng: Rng): OutputPlan {
   };
 }
 
-/**
- * A plan for a request to `model`. single-12b-agree checks every sentence of the Answer against the
- * second writer in sequential batches of four with no cap (reported as a hub bug): a long Answer there
- * costs hundreds of router calls, so agree turns get long Answers of few sentences only.
- */
-export function planFor(rng: Rng, model: unknown): OutputPlan {
-  const plan = randomPlan(rng);
-  if (model === 'single-12b-agree' && plan.answer === 'huge') plan.answer = 'json_table';
-  return plan;
+/** A plan for a request to `model` (agree turns get long Answers too: the hub caps checked statements). */
+export function planFor(rng: Rng, _model: unknown): OutputPlan {
+  return randomPlan(rng);
 }
 
 /** Well-behaved output (used when a case has no plan): the hub's happy path. */
@@ -146,11 +140,10 @@ function answerOutput(v: AnswerVariant, rng: Rng, plain: boolean): string {
       // Long, not endless: ~10–60 KB of text with a few hundred line breaks and citations.
       return JSON.stringify({ answer: `${text} ${'71 kg [1] \r\n\u2028 '.repeat(rng.int(300, 1500))}`, citations: [1], blocks: [] });
     case 'blank_lines':
-      // A key-like line, then tens of thousands of line breaks with no key after them: quadratic for any
-      // line-anchored regex that lets its leading whitespace span lines (the trace sanitiser did, fixed).
-      // Runs of U+2028 or spaces without a '\n' are left out: the Answer's sentence splitter is still
-      // quadratic on them (reported as a hub bug; 80,000 of them stall the event loop for 6–14 s).
-      return JSON.stringify({ answer: `Weight: 71 kg [1]${rng.pick(['\n', '\r\n', ' \n'])!.repeat(rng.int(10_000, 30_000))}!`, citations: [1], blocks: [] });
+      // A key-like line, then tens of thousands of blanks with no key after them: quadratic for any
+      // line-anchored regex that lets its leading whitespace span lines (the trace sanitiser did), and
+      // for a sentence splitter that rescans blank runs (the Answer's did); both fixed.
+      return JSON.stringify({ answer: `Weight: 71 kg [1]${rng.pick(['\n', '\r\n', ' \n', ' ', '\u2028'])!.repeat(rng.int(10_000, 30_000))}!`, citations: [1], blocks: [] });
     case 'empty':
       return rng.pick(['', ' ', '\n\n', '{}', '{"answer": ""}']);
   }

@@ -21,3 +21,12 @@ describe('runnable plans', () => {
     expect(() => assertRunnable(team)).toThrow(expect.objectContaining({ code: 'stage_not_implemented', status: 501 }));
   });
 });
+
+describe('caller-orchestrated profiles', () => {
+  const catalog = loadCatalog({ profilesPath: SHIPPED_LEVELS, promptsDir: SHIPPED_PROMPTS });
+  test('a Catalyst query profile is refused by chat completions with a clear 400', () => {
+    const catalyst = catalog.profiles.find((p) => p.topology === 'caller')!;
+    expect(catalyst).toBeDefined();
+    expect(() => assertRunnable(catalyst)).toThrow(expect.objectContaining({ code: 'invalid_request_error', status: 400, param: 'model' }));
+  });
+});
