@@ -104,14 +104,38 @@ export async function fitHistory<M extends ChatMessageLike>(input: FitHistoryInp
   if (droppable === 0) return { history: messages, dropped_turns: [], stripped_citation_tokens: stripped, fixed_input_tokens: null };
 
   const keptFrom = (dropped: number): M[] => turns.slice(dropped === 0 ? 0 : completedAt[dropped - 1] + 1).flat();
+  // Dropping more turns never adds tokens, so the fewest drops that fit are found by galloping then
+  // bisecting: O(log n) exact counts instead of one per dropped turn (a long conversation would
+  // otherwise cost hundreds of router calls before the Answer is even asked for).
+  const measured = new Map<number, number>();
+  const tokensAt = async (dropped: number): Promise<number> => {
+    let t = measured.get(dropped);
+    if (t === undefined) measured.set(dropped, (t = await input.measure(keptFrom(dropped))));
+    return t;
+  };
+  const fits = async (dropped: number) => (await tokensAt(dropped)) <= input.inputLimit;
   let dropped = 0;
-  let history = keptFrom(0);
-  let tokens = await input.measure(history);
-  while (tokens > input.inputLimit && dropped < droppable) {
-    dropped++;
-    history = keptFrom(dropped);
-    tokens = await input.measure(history);
+  if (!(await fits(0))) {
+    let over = 0;
+    let step = 1;
+    let probe = Math.min(1, droppable);
+    while (!(await fits(probe)) && probe < droppable) {
+      over = probe;
+      step *= 2;
+      probe = Math.min(over + step, droppable);
+    }
+    dropped = probe;
+    if (await fits(probe)) {
+      // Invariant: `over` does not fit, `dropped` fits; bisect for the first that fits.
+      while (dropped - over > 1) {
+        const mid = over + Math.floor((dropped - over) / 2);
+        if (await fits(mid)) dropped = mid;
+        else over = mid;
+      }
+    }
   }
+  const history = keptFrom(dropped);
+  const tokens = await tokensAt(dropped);
   if (tokens > input.inputLimit) {
     const mandatoryIds = [...(input.mandatoryIds ?? [])];
     throw contextError(

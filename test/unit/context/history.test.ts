@@ -65,7 +65,8 @@ describe('fitHistory', () => {
   test.each<[string, number, string[], number]>([
     ['fits: nothing dropped', OVERHEAD + 4 * TURN, [], 1],
     ['oldest turn dropped first', OVERHEAD + 4 * TURN - 1, ['turn:1'], 2],
-    ['drops oldest-first until it fits', OVERHEAD + 2 * TURN, ['turn:1', 'turn:2'], 3],
+    // Galloping then bisecting: 0, 1, 3 (fits), then 2.
+    ['drops oldest-first until it fits', OVERHEAD + 2 * TURN, ['turn:1', 'turn:2'], 4],
     ['everything but the latest completed turn', OVERHEAD + TURN, ['turn:1', 'turn:2', 'turn:3'], 4],
   ])('%s', async (_name, limit, dropped, calls) => {
     const { measure, seen } = fakeMeasure();
@@ -78,6 +79,17 @@ describe('fitHistory', () => {
     // Prior citations never reach the prompt.
     expect(r.history.some((m) => /\[\d+\]/.test(String(m.content)))).toBe(false);
     expect(r.history.at(-1)!.content).toBe('answer 4 cites record');
+  });
+
+  test('a long conversation costs O(log n) exact counts, and the fewest turns that fit are dropped', async () => {
+    const long = Array.from({ length: 1000 }, (_, i) => turn(i + 1)).flat();
+    for (const keep of [1, 2, 7, 500, 999, 1000]) {
+      const { measure, seen } = fakeMeasure();
+      const r = await fitHistory({ conversation: long, inputLimit: OVERHEAD + keep * TURN, measure });
+      expect(r.dropped_turns).toHaveLength(1000 - keep);
+      expect(r.fixed_input_tokens).toBe(OVERHEAD + keep * TURN);
+      expect(seen.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(1000)) + 2);
+    }
   });
 
   test('the latest completed turn is never dropped: overflow abstains', async () => {
@@ -94,8 +106,8 @@ describe('fitHistory', () => {
     expect(h.status).toBe(422);
     expect(h.extra).toMatchObject({ source: 'selector', mandatory_ids: ['inline:3'] });
     expect(h.message).toMatch(/current question, latest completed turn, prompts, and mandatory evidence exceed/);
-    // Three turns dropped, then it stopped: the last measured history still holds turn 4.
-    expect(seen).toHaveLength(4);
+    // 0, 1, then all three droppable turns dropped: still over, so it stopped; turn 4 was kept.
+    expect(seen).toHaveLength(3);
     expect(seen.at(-1)!.map((m) => m.content)).toEqual(['question 4 about the weight', 'answer 4 cites record']);
   });
 
