@@ -63,17 +63,28 @@ export function stripPriorCitations<M extends ChatMessageLike>(messages: readonl
  */
 export function splitTurns<M extends ChatMessageLike>(messages: readonly M[]): { turns: M[][]; completed: boolean[] } {
   const turns: M[][] = [];
+  const completed: boolean[] = [];
   let current: M[] = [];
-  const isComplete = (group: M[]) => group.some((m) => m.role === 'user') && group.some((m) => m.role === 'assistant');
+  // Tracked as messages arrive: re-scanning the open turn for every message is quadratic when a
+  // client sends thousands of messages without a reply.
+  let hasUser = false;
+  let hasAssistant = false;
   for (const m of messages) {
-    if (m.role === 'user' && isComplete(current)) {
+    if (m.role === 'user' && hasUser && hasAssistant) {
       turns.push(current);
+      completed.push(true);
       current = [];
+      hasAssistant = false;
     }
     current.push(m);
+    if (m.role === 'user') hasUser = true;
+    if (m.role === 'assistant') hasAssistant = true;
   }
-  if (current.length > 0) turns.push(current);
-  return { turns, completed: turns.map(isComplete) };
+  if (current.length > 0) {
+    turns.push(current);
+    completed.push(hasUser && hasAssistant);
+  }
+  return { turns, completed };
 }
 
 export interface FitHistoryInput<M extends ChatMessageLike> {
