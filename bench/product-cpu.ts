@@ -19,8 +19,8 @@ import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
 
 const RECORDS = 365;
-const TURNS = Number(process.env.BENCH_PRODUCT_TURNS ?? 40);
-const WARMUP = Number(process.env.BENCH_PRODUCT_WARMUP ?? 5);
+const TURNS = Number(process.env.BENCH_PRODUCT_TURNS ?? 150);
+const WARMUP = Number(process.env.BENCH_PRODUCT_WARMUP ?? 30);
 const GOAL_MS = 15;
 const PATH = '/v1/chat/completions';
 
