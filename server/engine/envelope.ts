@@ -7,7 +7,7 @@ import { settledStatus, settledSummary } from './answer-status';
 import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
 import type { TurnState } from './types';
-import { VALIDATION_LABELS, type ValidationStatus } from './validation';
+import { VALIDATION_LABELS, dedupeIssues, type ValidationStatus } from './validation';
 
 /** Drug safety is not built yet: say so in the canonical object, never imply a clean check (§9.6). */
 export const DRUG_SAFETY_UNAVAILABLE = Object.freeze({
@@ -53,7 +53,7 @@ export function productValidation(turn: TurnState, phase: 'checking' | 'final', 
     status,
     label: VALIDATION_LABELS[status],
     summary: phase === 'final' ? settledSummary(turn) : 'Checking the answer against the chart.',
-    issues: dedupe(turn.issues),
+    issues: dedupeIssues(turn.issues),
   };
   if (phase === 'final') out.completedAt = now.toISOString();
   const first = turn.originalDraft;
@@ -64,12 +64,4 @@ export function productValidation(turn: TurnState, phase: 'checking' | 'final', 
     out.originalBlocks = first.blocks;
   }
   return out;
-}
-
-function dedupe(issues: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = JSON.stringify(i, Object.keys(i).sort());
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
 }

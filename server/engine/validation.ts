@@ -25,14 +25,18 @@ export function deterministicStatus(turn: TurnState): ValidationStatus {
 }
 
 export function deterministicValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
-  const status = deterministicStatus(turn);
-  const out: Record<string, unknown> = {
-    status,
-    label: VALIDATION_LABELS[status],
-    summary: 'Answer checked against deterministic temporal/date rules.',
-    issues: dedupeIssues(turn.issues),
-    completedAt: now.toISOString(),
-  };
+  return settledValidation(turn, deterministicStatus(turn), 'Answer checked against deterministic temporal/date rules.', now);
+}
+
+/** A reviewed Answer outside the staged product flow (the `answer-review:` leg): the settled status rule. */
+export function reviewedValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+  if (!turn.draft) return settledValidation(turn, 'unavailable', 'There was no answer to review.', now);
+  return settledValidation(turn, settledStatus(turn), settledSummary(turn), now);
+}
+
+/** `answerValidation` of a non-staged output: settled now, with the writer's first draft when a check changed it. */
+function settledValidation(turn: TurnState, status: ValidationStatus, summary: string, now: Date): Record<string, unknown> {
+  const out: Record<string, unknown> = { status, label: VALIDATION_LABELS[status], summary, issues: dedupeIssues(turn.issues), completedAt: now.toISOString() };
   if (turn.originalDraft) {
     out.originalAnswer = turn.originalDraft.answer;
     out.originalBlocks = turn.originalDraft.blocks;
@@ -40,7 +44,8 @@ export function deterministicValidation(turn: TurnState, now: Date = new Date())
   return out;
 }
 
-function dedupeIssues(issues: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+/** Issues deduplicated by canonical JSON (§7.4). */
+export function dedupeIssues(issues: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
   const seen = new Set<string>();
   return issues.filter((i) => {
     const key = JSON.stringify(i, Object.keys(i).sort());
@@ -48,21 +53,4 @@ function dedupeIssues(issues: ReadonlyArray<Record<string, unknown>>): Array<Rec
     seen.add(key);
     return true;
   });
-}
-
-/** A reviewed Answer outside the staged product flow (the `answer-review:` leg): the settled status rule. */
-export function reviewedValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
-  const status = turn.draft ? settledStatus(turn) : 'unavailable';
-  const out: Record<string, unknown> = {
-    status,
-    label: VALIDATION_LABELS[status],
-    summary: turn.draft ? settledSummary(turn) : 'There was no answer to review.',
-    issues: dedupeIssues(turn.issues),
-    completedAt: now.toISOString(),
-  };
-  if (turn.originalDraft) {
-    out.originalAnswer = turn.originalDraft.answer;
-    out.originalBlocks = turn.originalDraft.blocks;
-  }
-  return out;
 }
