@@ -55,11 +55,18 @@ export function factCheckRequest(turn: TurnState, deps: EngineDeps, instructions
  * window (the router's prompt cache already holds it), else on its own (its pairs carry their sources).
  */
 export function factCheckIO(turn: TurnState, deps: EngineDeps, stage: string, instructions: string): FactCheckIO {
+  // `ask` follows `fits` for the same batch: the request chosen there is reused, not built and counted again.
+  const chosen = new WeakMap<readonly FactCheckItem[], ChatRequest | null>();
   const pick = async (items: readonly FactCheckItem[]): Promise<ChatRequest | null> => {
+    if (chosen.has(items)) return chosen.get(items)!;
     const shared = factCheckRequest(turn, deps, instructions, items, true);
-    if (await fitsWindow(turn, shared)) return shared;
-    const alone = factCheckRequest(turn, deps, instructions, items, false);
-    return (await fitsWindow(turn, alone)) ? alone : null;
+    let body: ChatRequest | null = shared;
+    if (!(await fitsWindow(turn, shared))) {
+      const alone = factCheckRequest(turn, deps, instructions, items, false);
+      body = (await fitsWindow(turn, alone)) ? alone : null;
+    }
+    chosen.set(items, body);
+    return body;
   };
   return {
     fits: async (items) => (await pick(items)) !== null,

@@ -1,5 +1,8 @@
 /** Where each cited index is used in an Answer or In-Depth (§8 `usage`), and the order references appear in. */
+import { CITATION_MARKER, markerIndices } from '../checks/citation-markers';
 import type { TableBlock } from './types';
+
+export { markerIndices };
 
 export type UsageLocation = 'answer' | 'block' | 'indepth' | 'answer_review_draft' | 'indepth_review_draft';
 
@@ -10,8 +13,6 @@ export interface ReferenceUsage {
   path?: string;
 }
 
-/** `[3]`, `[2, 3]`, `[2,3]`; adjacent `[2][3]` match one by one. */
-const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
 /**
  * Sentence boundary (§8): `.!?` followed by whitespace, or a newline. Newlines are split on first
  * and the pieces trimmed: a `\s*\n\s*` pattern rescans a long blank run from every position
@@ -19,14 +20,6 @@ const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
  */
 const AFTER_PUNCTUATION = /(?<=[.!?])\s+/;
 
-/** Indices cited by `[N]` markers in text order, with duplicates (callers deduplicate). */
-export function markerIndices(text: string): number[] {
-  const out: number[] = [];
-  for (const m of text.matchAll(MARKER)) {
-    for (const part of m[1].split(',')) out.push(Number(part.trim()));
-  }
-  return out;
-}
 
 /** Sentences of a text; the whole text when it does not split. */
 export function splitSentences(text: string): string[] {
@@ -39,7 +32,7 @@ export function splitSentences(text: string): string[] {
   for (const piece of pieces) {
     // "…71 kg. [2]" splits the marker off its sentence; a piece that is only markers and
     // punctuation belongs to the sentence before it, or the citation would lose its claim.
-    if (out.length > 0 && piece.replace(MARKER, '').replace(/[\s.!?;,]/g, '') === '') {
+    if (out.length > 0 && piece.replace(CITATION_MARKER, '').replace(/[\s.!?;,]/g, '') === '') {
       out[out.length - 1] = `${out[out.length - 1]} ${piece}`;
     } else {
       out.push(piece);

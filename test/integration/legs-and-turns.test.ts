@@ -1,7 +1,5 @@
-import { FakeRouter } from '../support/fake-router';
 import { parseChartSearchStream } from '../support/chartsearch-sse';
-import { postJson, startTestHub, traceLines } from '../support/hub';
-import type { RunningHub } from '../../server/main';
+import { postJson, traceLines, useRouterAndHub } from '../support/hub';
 
 const CHART = [
   'Patient records (most recent first):',
@@ -11,43 +9,32 @@ const CHART = [
 ].join('\n');
 
 describe('indepth-only legs and multi-turn product conversations', () => {
-  let router: FakeRouter;
-  let hub: RunningHub;
-  beforeAll(async () => {
-    router = new FakeRouter({ models: ['gemma-4-12b'] });
-    await router.start();
-    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await router.stop();
-  });
-  beforeEach(() => router.reset());
+  const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
 
   test('indepth-only: elaborates the last assistant message; output mode indepth', async () => {
-    router.script({ content: JSON.stringify({ claims: ['The latest weight is 71 kg [1].', 'A penicillin allergy is documented [3].'] }) });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, {
+    ctx.router.script({ content: JSON.stringify({ claims: ['The latest weight is 71 kg [1].', 'A penicillin allergy is documented [3].'] }) });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, {
       model: 'indepth-only:gemma-4-12b@synthesis-indepth~temp0',
       messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'How has the weight changed?' }, { role: 'assistant', content: 'Weight fell from 74 kg [2] to 71 kg [1].' }],
     });
     expect(res.status).toBe(200);
     const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
     expect(env).toEqual({ answer: '**In Depth**\n- The latest weight is 71 kg [1].\n- A penicillin allergy is documented [3].', citations: [], blocks: [] });
-    const prompt: string = router.chatRequests()[0].body.messages[0].content;
+    const prompt: string = ctx.router.chatRequests()[0].body.messages[0].content;
     expect(prompt).toContain('=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\nWeight fell from 74 kg [2] to 71 kg [1].');
-    expect(router.chatRequests()[0].body.temperature).toBe(0);
+    expect(ctx.router.chatRequests()[0].body.temperature).toBe(0);
   });
 
   test('indepth-only with no claims returns an empty answer', async () => {
-    router.script({ content: '{"claims":[]}' });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'indepth-only:gemma-4-12b', messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'q' }, { role: 'assistant', content: 'a [1].' }] });
+    ctx.router.script({ content: '{"claims":[]}' });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'indepth-only:gemma-4-12b', messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'q' }, { role: 'assistant', content: 'a [1].' }] });
     expect(JSON.parse(((await res.json()) as any).choices[0].message.content)).toEqual({ answer: '', citations: [], blocks: [] });
   });
 
   test('a ChartSearchAI-shaped multi-turn request: prior prose turns reach the writer, their citations stripped, correlation traced', async () => {
-    router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: JSON.stringify({ answer: 'The latest weight is 71 kg [1].', citations: [1], blocks: [] }) });
+    ctx.router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: JSON.stringify({ answer: 'The latest weight is 71 kg [1].', citations: [1], blocks: [] }) });
     const { raw } = await (async () => {
-      const res = await postJson(`${hub.url}/v1/chat/completions`, {
+      const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, {
         model: 'single-12b-bare',
         stream: true,
         messages: [
@@ -68,11 +55,11 @@ describe('indepth-only legs and multi-turn product conversations', () => {
     const parsed = parseChartSearchStream(raw);
     expect(parsed.error).toBeNull();
     expect(parsed.turns.at(-1)).toBe('turn_done');
-    const prompt: string = router.chatRequests()[0].body.messages[0].content;
+    const prompt: string = ctx.router.chatRequests()[0].body.messages[0].content;
     expect(prompt).toContain('Clinician: Any allergies?');
     expect(prompt).toContain('Assistant: A penicillin allergy is documented.');
     expect(prompt.trimEnd().endsWith('And the latest weight?')).toBe(true);
-    const t = (await traceLines(hub)).pop()!;
+    const t = (await traceLines(ctx.hub)).pop()!;
     expect(t.correlation).toEqual({ session: 'conv-1', request_id: 'turn-2' });
     expect(JSON.stringify(t)).not.toContain('u-1'); // account context is not trace material
   });

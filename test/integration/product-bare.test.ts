@@ -1,16 +1,9 @@
 import { FakeRouter } from '../support/fake-router';
 import { parseChartSearchStream } from '../support/chartsearch-sse';
-import { postJson, startTestHub, traceLines } from '../support/hub';
+import { postJson, SMALL_CHART, traceLines, useRouterAndHub } from '../support/hub';
 import type { RunningHub } from '../../server/main';
 
-const CHART = [
-  'Patient records (most recent first):',
-  '[1] (2026-03-02) Encounter: Adult Visit at Clinic A',
-  '[2] (2026-03-02) Finding — Weight (kg): 71 kg',
-  '[3] (2026-01-10) Finding — Weight (kg): 74 kg',
-  '[4] Assessment — Return visit date: 2026-04-01',
-  '[5] (2025-12-01) Allergy: Penicillin. Reaction: rash',
-].join('\n');
+const CHART = SMALL_CHART;
 const QUESTION = 'How has the weight changed?';
 const ANSWER = 'Weight decreased from 74 kg on 2026-01-10 [3] to 71 kg on 2026-03-02 [2].';
 const CLAIMS = ['The most recent weight, 71 kg, was recorded at the 2026-03-02 visit [2].', 'A penicillin allergy with rash is documented [5].'];
@@ -30,22 +23,11 @@ async function stream(hub: RunningHub, body: Record<string, unknown>): Promise<{
 }
 
 describe('single-12b-bare end to end', () => {
-  let router: FakeRouter;
-  let hub: RunningHub;
-  beforeAll(async () => {
-    router = new FakeRouter({ models: ['gemma-4-12b'] });
-    await router.start();
-    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await router.stop();
-  });
-  beforeEach(() => router.reset());
+  const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
 
   test('streams exactly answer_done, indepth_pending, indepth_done, done with complete envelopes', async () => {
-    script(router);
-    const { raw, res } = await stream(hub, { model: 'single-12b-bare', messages, context: { require_product_profile: true, session: 's', request_id: 'r' } });
+    script(ctx.router);
+    const { raw, res } = await stream(ctx.hub, { model: 'single-12b-bare', messages, context: { require_product_profile: true, session: 's', request_id: 'r' } });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     const parsed = parseChartSearchStream(raw);
@@ -80,12 +62,12 @@ describe('single-12b-bare end to end', () => {
   });
 
   test('done equals the blocking envelope for the same request (apart from timestamps)', async () => {
-    script(router);
-    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    script(ctx.router);
+    const { raw } = await stream(ctx.hub, { model: 'single-12b-bare', messages });
     const done = parseChartSearchStream(raw).events.at(-1)!.data as Record<string, any>;
-    router.reset();
-    script(router);
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    ctx.router.reset();
+    script(ctx.router);
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     const envelope = JSON.parse(body.choices[0].message.content);
@@ -94,12 +76,12 @@ describe('single-12b-bare end to end', () => {
     expect(citations).toEqual([3, 2]);
     expect(strip(rest)).toEqual(strip(done));
     expect(body.usage.total_tokens).toBeGreaterThan(0);
-    expect(router.chatRequests()).toHaveLength(2);
+    expect(ctx.router.chatRequests()).toHaveLength(2);
   });
 
   test('single-12b-fast streams answer_done then done, with no inDepth key anywhere', async () => {
-    script(router);
-    const { raw } = await stream(hub, { model: 'single-12b-fast', messages });
+    script(ctx.router);
+    const { raw } = await stream(ctx.hub, { model: 'single-12b-fast', messages });
     const parsed = parseChartSearchStream(raw);
     expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'done']);
     for (const e of parsed.events) expect(e.data).not.toHaveProperty('inDepth');
@@ -109,8 +91,8 @@ describe('single-12b-bare end to end', () => {
   });
 
   test('an unresolved citation makes the Answer needs_review and red', async () => {
-    script(router, { answer: 'Weight is 71 kg [2] and 90 kg [42].' });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    script(ctx.router, { answer: 'Weight is 71 kg [2] and 90 kg [42].' });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
     const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
     expect(env.answerValidation.status).toBe('needs_review');
     expect(env.confidence.answer.level).toBe('red');
@@ -119,8 +101,8 @@ describe('single-12b-bare end to end', () => {
   });
 
   test('a non-substantive answer is written again, then falls back; In-Depth is withheld', async () => {
-    router.script({ content: '{"answer":"","citations":[],"blocks":[]}' });
-    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    ctx.router.script({ content: '{"answer":"","citations":[],"blocks":[]}' });
+    const { raw } = await stream(ctx.hub, { model: 'single-12b-bare', messages });
     const parsed = parseChartSearchStream(raw);
     expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_error', 'done']);
     const done = parsed.events.at(-1)!.data as Record<string, any>;
@@ -128,19 +110,19 @@ describe('single-12b-bare end to end', () => {
     expect(done.inDepth.status).toBe('needs_review');
     expect(done.inDepth.error).toContain('not substantive');
     expect(done.answerValidation.status).toBe('needs_review');
-    expect(router.chatRequests()).toHaveLength(2); // first draft + one re-synthesis, no In-Depth call
+    expect(ctx.router.chatRequests()).toHaveLength(2); // first draft + one re-synthesis, no In-Depth call
   });
 
   test('an honest empty In-Depth is complete with no claims', async () => {
-    script(router, { claims: [] });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    script(ctx.router, { claims: [] });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
     const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
     expect(env.inDepth).toMatchObject({ status: 'complete', answer: '', error: '' });
   });
 
   test('In-Depth output that is not JSON ends in a settled, honest envelope', async () => {
-    script(router, { claims: 'not json at all' });
-    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    script(ctx.router, { claims: 'not json at all' });
+    const { raw } = await stream(ctx.hub, { model: 'single-12b-bare', messages });
     const parsed = parseChartSearchStream(raw);
     expect(parsed.events.map((e) => e.name)).toEqual(['answer_done', 'indepth_pending', 'indepth_error', 'done']);
     expect(parsed.settled).toEqual([]);
@@ -148,20 +130,20 @@ describe('single-12b-bare end to end', () => {
   });
 
   test('a router failure during In-Depth keeps the emitted Answer (late failure)', async () => {
-    router.script({ match: { contains: 'DIRECT ANSWER' }, status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } }, { content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }) });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    ctx.router.script({ match: { contains: 'DIRECT ANSWER' }, status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } }, { content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }) });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
     expect(res.status).toBe(200);
     const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
     expect(env.answer).toBe(ANSWER);
     expect(env.confidence.answer).toEqual({ level: 'red', note: 'The hub could not safely complete the remaining checks.' });
     expect(env.answerValidation.status).toBe('needs_review');
     expect(env.inDepth).toMatchObject({ status: 'needs_review', answer: '', error: 'In-Depth was not generated.' });
-    expect((await traceLines(hub)).pop()!.steps.some((s: { role: string }) => s.role === 'pipeline_error')).toBe(true);
+    expect((await traceLines(ctx.hub)).pop()!.steps.some((s: { role: string }) => s.role === 'pipeline_error')).toBe(true);
   });
 
   test('a router failure before any Answer ends in a fallback done with every envelope key', async () => {
-    router.script({ status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } });
-    const { raw } = await stream(hub, { model: 'single-12b-bare', messages });
+    ctx.router.script({ status: 500, errorBody: { error: { code: 500, message: 'boom', type: 'server_error' } } });
+    const { raw } = await stream(ctx.hub, { model: 'single-12b-bare', messages });
     const parsed = parseChartSearchStream(raw);
     expect(parsed.events.map((e) => e.name)).toEqual(['done']);
     const done = parsed.events[0].data as Record<string, any>;
@@ -173,19 +155,19 @@ describe('single-12b-bare end to end', () => {
 
   test('a context error streams event: error; blocking gets the HTTP error', async () => {
     const body = { model: 'single-12b-bare', messages: [{ role: 'user', content: 'What is the weight?' }], context: { source: 'inline' } };
-    const { raw, res } = await stream(hub, body);
+    const { raw, res } = await stream(ctx.hub, body);
     expect(res.status).toBe(200);
     const parsed = parseChartSearchStream(raw);
     expect(parsed.events.map((e) => e.name)).toEqual(['error']);
     expect(parsed.events[0].data).toEqual({ code: 'context_source_unavailable', source: 'inline', message: expect.any(String) });
-    const blocking = await postJson(`${hub.url}/v1/chat/completions`, body);
+    const blocking = await postJson(`${ctx.hub.url}/v1/chat/completions`, body);
     expect(blocking.status).toBe(503);
     expect(((await blocking.json()) as any).detail.code).toBe('context_source_unavailable');
   });
 
   test('a correct trend shows a passing gate; a swapped one is patched with the first draft kept', async () => {
-    script(router, { answer: 'Weight was 71 kg on 2026-01-10 [3] and 74 kg on 2026-03-02 [2].' });
-    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
+    script(ctx.router, { answer: 'Weight was 71 kg on 2026-01-10 [3] and 74 kg on 2026-03-02 [2].' });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages });
     const env = JSON.parse(((await res.json()) as any).choices[0].message.content);
     expect(env.temporalGate.applied).toBe('patch');
     expect(env.answerValidation.status).toBe('edited');
@@ -196,26 +178,15 @@ describe('single-12b-bare end to end', () => {
 });
 
 describe('single-12b-bare with awkward model output', () => {
-  let router: FakeRouter;
-  let hub: RunningHub;
-  beforeAll(async () => {
-    router = new FakeRouter({ models: ['gemma-4-12b'] });
-    await router.start();
-    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10', HUB_SSE_HEARTBEAT_SECONDS: '0.1' });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await router.stop();
-  });
-  beforeEach(() => router.reset());
+  const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10', HUB_SSE_HEARTBEAT_SECONDS: '0.1' } });
 
   test.each([
     ['not JSON', 'The weight went down.'],
     ['empty', ''],
     ['truncated mid-string', '{"answer":"Weight decreased from 74 kg on 2026-01-'],
   ])('an Answer reply that is %s is written again, then falls back, never crashing the stream', async (_name, reply) => {
-    router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: reply });
-    const raw = await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
+    ctx.router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}' }, { content: reply });
+    const raw = await (await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
     const parsed = parseChartSearchStream(raw);
     expect(parsed.error).toBeNull();
     expect(parsed.settled).toEqual([]);
@@ -226,8 +197,8 @@ describe('single-12b-bare with awkward model output', () => {
   });
 
   test('In-Depth claims citing records outside the chart are marked red and never enter references', async () => {
-    script(router, { claims: ['The weight is 71 kg [2].', 'An HbA1c of 7.1% is on file [99].'] });
-    const env = JSON.parse(((await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages })).json()) as any).choices[0].message.content);
+    script(ctx.router, { claims: ['The weight is 71 kg [2].', 'An HbA1c of 7.1% is on file [99].'] });
+    const env = JSON.parse(((await (await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages })).json()) as any).choices[0].message.content);
     expect(env.inDepth.answer).toContain('An HbA1c of 7.1% is on file [99].');
     expect(env.inDepth.validation.marked).toEqual([expect.objectContaining({ claim_index: 2, check: 'citation_outside_chart', level: 'red' })]);
     expect(env.references.some((r: { index: number }) => r.index === 99)).toBe(false);
@@ -235,8 +206,8 @@ describe('single-12b-bare with awkward model output', () => {
   });
 
   test('heartbeats flow while a stage is silent', async () => {
-    router.script({ match: { contains: 'DIRECT ANSWER' }, content: JSON.stringify({ claims: CLAIMS }), delayMs: 350 }, { content: JSON.stringify({ answer: ANSWER, citations: [], blocks: [] }), delayMs: 350 });
-    const raw = await (await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
+    ctx.router.script({ match: { contains: 'DIRECT ANSWER' }, content: JSON.stringify({ claims: CLAIMS }), delayMs: 350 }, { content: JSON.stringify({ answer: ANSWER, citations: [], blocks: [] }), delayMs: 350 });
+    const raw = await (await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages })).text();
     const parsed = parseChartSearchStream(raw);
     expect(parsed.heartbeats).toBeGreaterThanOrEqual(4);
     expect(raw.indexOf(': hb')).toBeLessThan(raw.indexOf('event: answer_done'));

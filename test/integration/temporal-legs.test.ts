@@ -1,6 +1,4 @@
-import { FakeRouter } from '../support/fake-router';
-import { postJson, startTestHub, traceLines } from '../support/hub';
-import type { RunningHub } from '../../server/main';
+import { postJson, traceLines, useRouterAndHub } from '../support/hub';
 
 const CHART = [
   'Patient records (most recent first):',
@@ -20,22 +18,11 @@ async function envelopeOf(res: Response) {
 }
 
 describe('temporal gate on answer legs (~warn, ~enforce)', () => {
-  let router: FakeRouter;
-  let hub: RunningHub;
-  beforeAll(async () => {
-    router = new FakeRouter({ models: ['gemma-4-12b'] });
-    await router.start();
-    hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, HUB_ANCHOR: '2026-03-10' });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await router.stop();
-  });
-  beforeEach(() => router.reset());
+  const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
 
   test('~enforce: a draft that swaps two weights returns the patched answer and the original draft', async () => {
-    router.script({ content: reply(SWAPPED) });
-    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
+    ctx.router.script({ content: reply(SWAPPED) });
+    const env = await envelopeOf(await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
     expect(env.answer).not.toBe(SWAPPED);
     expect(env.answer).toContain('74 kg on 2026-01-10');
     expect(env.answer).toContain('71 kg on 2026-03-02');
@@ -43,13 +30,13 @@ describe('temporal gate on answer legs (~warn, ~enforce)', () => {
     expect(env.temporalGate.checks.map((c: { id: string }) => c.id)).toContain('date_value_binding');
     expect(env.answerValidation).toMatchObject({ status: 'edited', label: 'Updated after check', originalAnswer: SWAPPED });
     expect(env.citations.length).toBeGreaterThan(0);
-    const t = (await traceLines(hub)).pop()!;
+    const t = (await traceLines(ctx.hub)).pop()!;
     expect(t.temporal_gate.applied).toBe('patch');
   });
 
   test('~enforce: a correct trend passes and is visibly checked', async () => {
-    router.script({ content: reply(CORRECT) });
-    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
+    ctx.router.script({ content: reply(CORRECT) });
+    const env = await envelopeOf(await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce~temp0', messages: messages('How has the weight changed?') }));
     expect(env.answer).toBe(CORRECT);
     expect(env.temporalGate.status).toBe('pass');
     expect(env.temporalGate.applied).toBe('none');
@@ -59,17 +46,17 @@ describe('temporal gate on answer legs (~warn, ~enforce)', () => {
   });
 
   test('~warn reports the failure but never edits', async () => {
-    router.script({ content: reply(SWAPPED) });
-    const env = await envelopeOf(await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~warn', messages: messages('How has the weight changed?') }));
+    ctx.router.script({ content: reply(SWAPPED) });
+    const env = await envelopeOf(await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~warn', messages: messages('How has the weight changed?') }));
     expect(env.answer).toBe(SWAPPED);
     expect(env.temporalGate).toMatchObject({ mode: 'warn', status: 'fail', applied: 'none' });
     expect(env.answerValidation.status).toBe('needs_review');
   });
 
   test('request context may switch a leg to warn', async () => {
-    router.script({ content: reply(SWAPPED) });
+    ctx.router.script({ content: reply(SWAPPED) });
     const env = await envelopeOf(
-      await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?'), context: { temporal_gate: 'warn' } }),
+      await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?'), context: { temporal_gate: 'warn' } }),
     );
     expect(env.answer).toBe(SWAPPED);
     expect(env.temporalGate.mode).toBe('warn');
@@ -77,9 +64,9 @@ describe('temporal gate on answer legs (~warn, ~enforce)', () => {
 
   test('a past return visit called upcoming is patched with the fact that cites its record', async () => {
     const chart = ['Patient records (most recent first):', '[1] (2026-03-02) Encounter: Visit', '[2] (2026-01-10) Assessment — Return visit date: 2026-02-01'].join('\n');
-    router.script({ content: reply('The next appointment is on 2026-02-01 [2].') });
+    ctx.router.script({ content: reply('The next appointment is on 2026-02-01 [2].') });
     const env = await envelopeOf(
-      await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: [{ role: 'user', content: chart }, { role: 'user', content: 'When is the next appointment?' }] }),
+      await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: [{ role: 'user', content: chart }, { role: 'user', content: 'When is the next appointment?' }] }),
     );
     expect(env.temporalGate.checks.find((c: { id: string }) => c.id === 'upcoming_date')?.status).toBe('fail');
     expect(env.answer).toContain('2026-02-01');
@@ -88,9 +75,9 @@ describe('temporal gate on answer legs (~warn, ~enforce)', () => {
   });
 
   test('the writer sees the temporal facts first in the shared context message', async () => {
-    router.script({ content: reply(CORRECT) });
-    await postJson(`${hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?') });
-    const prompt: string = router.chatRequests()[0].body.messages[0].content;
+    ctx.router.script({ content: reply(CORRECT) });
+    await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?') });
+    const prompt: string = ctx.router.chatRequests()[0].body.messages[0].content;
     expect(prompt.indexOf('"reference_date":"2026-03-10"')).toBeGreaterThan(-1);
     expect(prompt.indexOf('reference_date')).toBeLessThan(prompt.indexOf('Patient records (most recent first):'));
   });

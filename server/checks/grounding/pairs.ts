@@ -3,10 +3,10 @@
  * records it cites, so a multi-citation sentence is judged on everything it leans on.
  */
 import type { Reference } from '../../engine/references';
+import { CITATION_MARKER } from '../citation-markers';
 import type { FactCheckItem, GroundingPair } from './types';
 
 /** Same marker grammar as references-usage (`[3]`, `[2, 3]`). */
-const MARKER = /\[\s*\d+(?:\s*,\s*\d+)*\s*\]/g;
 
 /**
  * Claim text without `[N]` markers. Whitespace is normalised afterwards so removed markers leave
@@ -14,7 +14,7 @@ const MARKER = /\[\s*\d+(?:\s*,\s*\d+)*\s*\]/g;
  */
 export function normaliseClaim(text: string): string {
   return text
-    .replace(MARKER, ' ')
+    .replace(CITATION_MARKER, ' ')
     .replace(/\s+/g, ' ')
     .replace(/ ([.,;:!?])/g, '$1')
     .trim();

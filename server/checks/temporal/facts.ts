@@ -55,7 +55,8 @@ export function relationTo(reference: string | null, iso: string): Relation {
   return iso === reference ? 'today' : 'future';
 }
 
-function ledgerEntry(iso: string, reference: string | null): DateLedgerEntry {
+/** One `date_ledger` entry for a date, relative to the reference date (§6.2). */
+export function ledgerEntry(iso: string, reference: string | null): DateLedgerEntry {
   const [year, month, day] = iso.split('-').map(Number);
   return {
     date_id: dateId(iso),

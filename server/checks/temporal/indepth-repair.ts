@@ -4,6 +4,7 @@
  * down uniquely: a date that is in the date ledger, a record that is the only point matching the
  * claim's value, unit and date. Anything less certain is left for the checks to mark.
  */
+import { markerIndices } from '../citation-markers';
 import { blankMarkers, blankSpans, escapeRegExp, findIsoDates, isCalendarDate } from './text';
 import type { SeriesPoint, TemporalFacts } from './types';
 
@@ -12,7 +13,6 @@ const SEP = '[-_‐‑‒–—―−﹘﹣－]';
 /** `2026-01_26`, `2026_01_26`, `2026‑01‑26`; not `D2026_01_26` (an exposed id is date_format's to report). */
 const ODD_DATE = new RegExp(`(?<![\\p{L}\\p{N}_.\\-])(\\d{4})(${SEP})(\\d{2})(${SEP})(\\d{2})(?![\\p{L}\\p{N}_])`, 'gu');
 /** Every numeric marker, grouped or not, including `[0]` (which is outside any chart). */
-const MARKER = /\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]/g;
 /** A claim that ends in an opened, never closed citation marker: `… 71 kg on 2026-03-02 [`. */
 const DANGLING = /\[\s*$/;
 /** Any attempt at a numeric citation, closed or not. */
@@ -32,14 +32,7 @@ export interface DanglingRepair {
 
 /** Cited indices in order of first appearance (groups read too, so warn mode sees what was meant). */
 export function citedIndices(text: string): number[] {
-  const out: number[] = [];
-  for (const m of text.matchAll(MARKER)) {
-    for (const part of m[1].split(',')) {
-      const n = Number(part.trim());
-      if (Number.isSafeInteger(n) && !out.includes(n)) out.push(n);
-    }
-  }
-  return out;
+  return [...new Set(markerIndices(text).filter((n) => Number.isSafeInteger(n)))];
 }
 
 export function hasDanglingBracket(text: string): boolean {

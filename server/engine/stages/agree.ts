@@ -51,7 +51,8 @@ async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record
   let results: FactCheckResult[] = sentences.map(() => ({ support: 'unchecked', facts: null, batch: null }));
   if (usable) {
     const instructions = `${AGREEMENT_PREFACE}\n\n${deps.catalog.readPrompt(turn.profile.prompts.grounding ?? 'grounding-facts')}`;
-    const items = checkable.map((statement) => ({ statement, sources: `[second answer] ${normaliseClaim(second.answer)}` }));
+    const sources = `[second answer] ${normaliseClaim(second.answer)}`;
+    const items = checkable.map((statement) => ({ statement, sources }));
     const run = await runFactChecks(items, factCheckIO(turn, deps, 'agreement', instructions), { signal: turn.signal });
     results = [...run.results, ...results.slice(run.results.length)];
     turn.steps.push({ role: 'agreement_check', claims: sentences.length, batches: run.batches });

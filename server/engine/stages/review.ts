@@ -10,6 +10,7 @@ import {
   judgeReview,
   parseRewriteVerdict,
   renderConfirmed,
+  type ConfirmedStatement,
 } from '../../checks/review';
 import { GROUNDING_RESPONSE_FORMAT, factCheckPrompt, groundingPairs, sourceLines, type GroundingPair } from '../../checks/grounding';
 import { stageMessages } from '../../context/layout';
@@ -37,11 +38,11 @@ function chartText(turn: TurnState): string {
   return (turn.ledger?.records ?? []).map((r, i) => `[${i + 1}] ${r.date ?? ''} ${r.text}`).join('\n');
 }
 
-export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly GroundingPair[]): ChatRequest {
+export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly GroundingPair[], confirmed: readonly ConfirmedStatement[]): ChatRequest {
   const draft = turn.draft!;
   const parts = [deps.catalog.readPrompt(`${turn.profile.prompts.review!}-answer`).trim()];
-  const confirmed = renderConfirmed(confirmedStatements(turn.facts));
-  if (confirmed) parts.push(confirmed);
+  const confirmedBlock = renderConfirmed(confirmed);
+  if (confirmedBlock) parts.push(confirmedBlock);
   parts.push(`=== DRAFT ANSWER ===\n${draft.answer}`);
   const rows = gateText({ answer: '', blocks: draft.blocks });
   if (rows) parts.push(`=== STRUCTURED BLOCK TEXT ===\n${rows}`);
@@ -84,14 +85,16 @@ export const reviewStage: Stage = {
     }
     const folded = turn.profile.policies.review?.grounding === 'folded';
     const pairs = folded ? groundingPairs(turn.references, ['answer', 'block']) : [];
-    const body = reviewRequest(turn, deps, pairs);
+    // The statements the reviewer is told are confirmed are the ones its flags are judged against.
+    const confirmed = confirmedStatements(turn.facts);
+    const body = reviewRequest(turn, deps, pairs, confirmed);
     const outcome = await callChecker(turn, deps, 'review', body);
     const verdict = outcome.ok ? parseRewriteVerdict(outcome.result.content) : null;
     const judgement = judgeReview(verdict, {
       reviewedText: gateText(draft),
       ledgerSize: turn.ledger?.records.length ?? 0,
       chartText: chartText(turn),
-      confirmed: confirmedStatements(turn.facts),
+      confirmed,
     });
     turn.issues.push(...judgement.issues);
     // Label only: a flag or an unavailable review makes the Answer yellow; its text is never touched.

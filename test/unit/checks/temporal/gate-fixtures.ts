@@ -4,10 +4,10 @@
  * §6.2 describes, so a fixture cannot contradict itself.
  */
 import { runTemporalGate } from '../../../../server/checks/temporal/gate';
+import { dateId, ledgerEntry, relationTo } from '../../../../server/checks/temporal/facts';
 import { monthsBefore } from '../../../../server/checks/temporal/text';
 import type {
   AppointmentCandidate,
-  DateLedgerEntry,
   DateSummary,
   GateMode,
   NumericSeries,
@@ -47,31 +47,9 @@ export interface FactsSpec {
   allowedIsoDates?: string[];
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const DAY = 86_400_000;
-
-const dateId = (iso: string) => `D${iso.replace(/-/g, '_')}`;
-const utc = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
-
-function relation(ref: string | null, iso: string): Relation {
-  if (ref === null) return 'unknown';
-  return iso < ref ? 'past' : iso > ref ? 'future' : 'today';
-}
-
-
-function ledgerEntry(iso: string, ref: string | null): DateLedgerEntry {
-  const [year, month, day] = iso.split('-').map(Number);
-  return {
-    date_id: dateId(iso),
-    iso,
-    year,
-    month,
-    month_name: MONTHS[month - 1],
-    day,
-    relation_to_reference: relation(ref, iso),
-    days_from_reference: ref === null ? null : Math.round((utc(iso) - utc(ref)) / DAY),
-  };
-}
+// Date ids, relations and ledger entries are the facts module's own small helpers (no chart parsing):
+// reusing them keeps a fixture's ledger in the exact shape the gate reads.
+const relation = relationTo;
 
 function makeSeries(concept: string, specs: PointSpec[]): NumericSeries {
   const points: SeriesPoint[] = [...specs]
