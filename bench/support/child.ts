@@ -14,6 +14,8 @@ export const REGISTER_TS = path.join(ROOT, 'scripts/register-ts.js');
 export interface ChildUsage {
   type: 'usage';
   cpuUs: number;
+  /** The kernel's share of cpuUs (socket writes, connects): tells syscall cost from JavaScript. */
+  systemUs: number;
   rssBytes: number;
   heapUsedBytes: number;
   counters: Record<string, number>;
@@ -23,7 +25,7 @@ export interface ChildUsage {
 export function answerUsage(counters: Record<string, number> = {}): ChildUsage {
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
-  return { type: 'usage', cpuUs: cpu.user + cpu.system, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, counters };
+  return { type: 'usage', cpuUs: cpu.user + cpu.system, systemUs: cpu.system, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, counters };
 }
 
 export interface BenchChild {

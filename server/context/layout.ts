@@ -6,6 +6,7 @@
  * system message; the shared text is still a byte-identical prefix of every stage's prompt.
  */
 import { CHART_MARKER, contentText, type ChatMessageLike } from './inline-chart';
+import { SharedBlock, blockMessage } from '../llm/shared-block';
 import type { ChatMessage } from '../llm/types';
 
 export interface StageInstructions {
@@ -17,11 +18,11 @@ export interface StageInstructions {
 }
 
 /** The shared first block: temporal facts (when present) then the chart. */
-export function buildContextMessage(parts: { temporalFacts?: string; chart: string }): string {
+export function buildContextMessage(parts: { temporalFacts?: string; chart: string }): SharedBlock {
   const blocks: string[] = [];
   if (parts.temporalFacts) blocks.push(parts.temporalFacts);
   blocks.push(`${CHART_MARKER}\n${parts.chart.replace(/\s+$/, '')}`);
-  return blocks.join('\n\n');
+  return new SharedBlock(blocks.join('\n\n'));
 }
 
 function historyText(history: readonly ChatMessageLike[]): string {
@@ -31,9 +32,9 @@ function historyText(history: readonly ChatMessageLike[]): string {
   return lines.length ? `=== EARLIER CONVERSATION ===\n${lines.join('\n')}\n\n` : '';
 }
 
-export function stageMessages(contextMessage: string, stage: StageInstructions): ChatMessage[] {
+export function stageMessages(context: SharedBlock, stage: StageInstructions): ChatMessage[] {
   const tail = `${stage.instructions.trim()}\n\n${historyText(stage.history)}=== QUESTION ===\n${stage.question.trim()}`;
-  return [{ role: 'user', content: `${contextMessage}\n\n${tail}` }];
+  return [blockMessage('user', context, `\n\n${tail}`)];
 }
 
 /** Length of the common leading text of two prompts (the part a prompt cache can reuse). */

@@ -3,12 +3,14 @@
  * records against the exact token count of the real Answer request. Both measure the very request
  * the answer stage dispatches, so its count is a cache hit at dispatch time.
  */
+import { renderTemporalFacts } from '../checks/temporal/render';
 import { contextSummary } from '../context/context-view';
 import { fitHistory, stripPriorCitations } from '../context/history';
 import { buildContextMessage } from '../context/layout';
 import { renderLedger } from '../context/inline-chart';
 import { isMandatory, renderRecordLine, selectContext } from '../context/selector';
 import type { EvidenceLedger } from '../context/types';
+import type { SharedBlock } from '../llm/shared-block';
 import { createTokenCounter } from '../llm/tokens';
 import { answerRequest } from './stages/answer';
 import type { EngineDeps, TurnState } from './types';
@@ -18,10 +20,19 @@ function mandatoryChart(ledger: EvidenceLedger): string {
   return ledger.preamble + lines.join('');
 }
 
+/**
+ * The temporal-facts block that opens the context (empty without facts). Rendered here, not kept on the
+ * turn: once inside the context block, a second copy would only double each open turn's memory.
+ */
+function temporalFactsText(turn: TurnState): string {
+  return turn.facts ? renderTemporalFacts(turn.facts, turn.profile.policies.temporalRender) : '';
+}
+
 /** Plain context for profiles without an exact budget: the whole chart, prior citations stripped. */
 export function wholeChartContext(turn: TurnState, ledger: EvidenceLedger): void {
+  const temporalFacts = temporalFactsText(turn);
   turn.conversation = stripPriorCitations(turn.conversation).messages;
-  turn.contextMessage = buildContextMessage({ temporalFacts: turn.temporalFactsText, chart: renderLedger(ledger) });
+  turn.contextMessage = buildContextMessage({ temporalFacts, chart: renderLedger(ledger) });
   turn.context = { ...contextSummary(null, ledger, { exactTokens: false }) };
 }
 
@@ -31,8 +42,15 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   turn.tokens = counter;
   const model = turn.profile.models.answer!;
   const inputLimit = budget.window - budget.reservedOutputTokens;
-  const measureWith = (chart: string, history: TurnState['conversation']) =>
-    counter.countChat(answerRequest(turn, deps, buildContextMessage({ temporalFacts: turn.temporalFactsText, chart }), history));
+  // One block per chart text: the chosen chart's block (its JSON bytes and digest) is the one dispatched.
+  const blocks = new Map<string, SharedBlock>();
+  const blockFor = (chart: string): SharedBlock => {
+    let block = blocks.get(chart);
+    if (!block) blocks.set(chart, (block = buildContextMessage({ temporalFacts, chart })));
+    return block;
+  };
+  const temporalFacts = temporalFactsText(turn);
+  const measureWith = (chart: string, history: TurnState['conversation']) => counter.countChat(answerRequest(turn, deps, blockFor(chart), history));
 
   const t0 = performance.now();
   const mandatory = mandatoryChart(ledger);
@@ -52,7 +70,7 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     recordCosts: (texts) => counter.countRecords(model, texts),
   });
   const t2 = performance.now();
-  turn.contextMessage = buildContextMessage({ temporalFacts: turn.temporalFactsText, chart: view.chartText });
+  turn.contextMessage = blockFor(view.chartText);
   turn.context = { ...contextSummary(view, ledger, { exactTokens: true, history: fit }) };
   turn.steps.push({
     role: 'context_selection',
@@ -60,8 +78,9 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     mode: view.mode,
     input_tokens: view.inputTokens,
     input_limit: view.inputLimit,
-    included: view.included.map((i) => ({ stable_id: i.stableId, reason: i.reason })),
-    excluded: view.excluded.map((e) => ({ stable_id: e.stableId, reason: e.reason })),
+    // The record lists are the trace's `context` field already: half of a long chart's trace line twice over.
+    included_count: view.included.length,
+    excluded_count: view.excluded.length,
     measure_calls: view.measureCalls,
     record_cost_calls: view.recordCostCalls,
     history_fit_ms: t1 - t0,

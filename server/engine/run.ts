@@ -11,6 +11,7 @@ import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
 import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from './types';
 import { zeroUsage } from './usage';
+import { SharedBlock } from '../llm/shared-block';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
@@ -46,7 +47,7 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     question: '',
     conversation: [],
     ledger: null,
-    contextMessage: '',
+    contextMessage: new SharedBlock(''),
     draft: null,
     temporalGate: null,
     usage: zeroUsage(),
@@ -58,7 +59,6 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     context: null,
     referenceDate: null,
     facts: null,
-    temporalFactsText: '',
     originalDraft: null,
     issues: [],
     references: [],

@@ -5,7 +5,7 @@
 import { anchorSettingFor, resolveReferenceDate } from '../checks/temporal/anchor';
 import { buildTemporalFacts } from '../checks/temporal/facts';
 import { parseEvents } from '../checks/temporal/parse';
-import { renderTemporalFacts, temporalFactsSummary } from '../checks/temporal/render';
+import { temporalFactsSummary } from '../checks/temporal/render';
 import { renderLedger } from '../context/inline-chart';
 import type { EvidenceLedger } from '../context/types';
 import type { EngineDeps, TurnState } from './types';
@@ -20,6 +20,5 @@ export function prepareTemporal(turn: TurnState, deps: EngineDeps, ledger: Evide
   const facts = buildTemporalFacts(chartText, { referenceDate, anchorMode });
   turn.referenceDate = referenceDate;
   turn.facts = facts;
-  turn.temporalFactsText = renderTemporalFacts(facts, turn.profile.policies.temporalRender);
   turn.steps.push({ role: 'temporal_facts', duration_ms: performance.now() - started, ...temporalFactsSummary(facts) });
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { EvidenceLedger } from '../context/types';
 import type { ChatMessageLike } from '../context/inline-chart';
 import type { RouterClient, SlotEvidence, Usage } from '../llm/types';
+import type { SharedBlock } from '../llm/shared-block';
 import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
@@ -91,8 +92,8 @@ export interface TurnState {
   /** Conversation messages other than the chart message(s), in order (system messages dropped). */
   conversation: ChatMessageLike[];
   ledger: EvidenceLedger | null;
-  /** The context message every stage sends first (decision 8). */
-  contextMessage: string;
+  /** The context block every stage sends first (decision 8). */
+  contextMessage: SharedBlock;
   draft: AnswerDraft | null;
   temporalGate: TemporalGateResult | null;
   usage: Usage;
@@ -109,8 +110,6 @@ export interface TurnState {
   /** Reference date ("today") resolved once for the request (§4.7). */
   referenceDate: string | null;
   facts: TemporalFacts | null;
-  /** The rendered temporal-facts block that opens the shared context message (empty when disabled). */
-  temporalFactsText: string;
   /** The writer's first draft, kept when a check changes the Answer (answerValidation.originalAnswer). */
   originalDraft: AnswerDraft | null;
   /** Issues raised by deterministic checks (contracts, temporal gate). */

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
+import { encodeJsonBody } from './shared-block';
 import { SlotSemaphore, abortErrorFrom, withEvidence } from './slots';
 import {
   isLoadingModel, mapRouterHttpError, mapTransportError, parseRouterErrorBody,
@@ -207,7 +208,7 @@ class LlamaRouterClient implements RouterClient {
       method,
       path: this.prefix + path,
       headers: this.headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : encodeJsonBody(body as Record<string, unknown>),
       signal,
       ...(timeoutMs ? { headersTimeout: timeoutMs, bodyTimeout: timeoutMs } : {}),
     });

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { HubError, isAbortError } from '../errors';
 import { abortErrorFrom } from './slots';
+import { blockParts } from './shared-block';
 import { chargeTokens, joinRecords, piecesMatch, recordCosts } from './tokens-records';
 import { localFor, type ChatCountRequest, type LocalTokenizer } from './tokens-local';
 import type { ChatRequest, RouterClient } from './types';
@@ -198,6 +199,12 @@ export function chatCacheKey(req: ChatCountRequest): string {
   // Plain {role, content} messages (every hub prompt) are hashed as length-prefixed text, skipping a
   // sorted re-serialisation of tens of kilobytes per count; any other message shape goes in as sorted JSON.
   for (const m of messages as ReadonlyArray<Record<string, unknown>>) {
+    const parts = blockParts(m);
+    if (parts) {
+      // A stage message on the turn's shared block: the block's digest (hashed once per turn), then the tail.
+      hash.update(`\u0000b${(m.role as string).length}:${m.role as string}${parts.block.digest()}${parts.tail.length}:`).update(parts.tail);
+      continue;
+    }
     const keys = Object.keys(m);
     if (typeof m.role === 'string' && typeof m.content === 'string' && keys.length === 2) {
       hash.update(`\u0000t${m.role.length}:${m.role}${m.content.length}:`).update(m.content);

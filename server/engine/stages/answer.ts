@@ -1,6 +1,7 @@
 /** `answer` stage: one writer call over the shared context message, parsed into an Answer draft. */
 import { stageMessages } from '../../context/layout';
 import type { ChatMessageLike } from '../../context/inline-chart';
+import type { SharedBlock } from '../../llm/shared-block';
 import type { ChatRequest } from '../../llm/types';
 import { parseAnswer } from '../answer-parse';
 import { callModel } from '../budget';
@@ -13,7 +14,7 @@ import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
  * The Answer request for a given context message and history. The context stage measures exactly
  * this request while selecting records, so dispatch reuses the cached count (§5.9).
  */
-export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage: string, history: readonly ChatMessageLike[], role: 'answer' | 'second' = 'answer'): ChatRequest {
+export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage: SharedBlock, history: readonly ChatMessageLike[], role: 'answer' | 'second' = 'answer'): ChatRequest {
   const { profile, request } = turn;
   // The second writer (§7.9) answers the same question from the same context, independently.
   const prompt = profile.prompts[role] ?? profile.prompts.answer!;

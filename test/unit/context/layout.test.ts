@@ -21,7 +21,7 @@ describe('prompt layout (decision 8)', () => {
 
   test.each(Object.entries(laterStages))('the %s stage shares at least 90%% of its prompt tokens as the Answer prompt prefix', async (_stage, messages) => {
     const prompt = messages[0].content as string;
-    expect(commonPrefix(answer, prompt).startsWith(context)).toBe(true);
+    expect(commonPrefix(answer, prompt).startsWith(context.text)).toBe(true);
     const share = await prefixShare(answer, prompt, count);
     expect(share.ratio).toBeGreaterThanOrEqual(0.9);
     expect(share.shared_prefix_tokens).toBeLessThanOrEqual(share.prompt_tokens);
