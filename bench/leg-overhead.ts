@@ -1,7 +1,11 @@
 /**
- * Gateway overhead of a low-level Answer leg: the same chat request sent straight to the fake
- * router (its own process) and through the hub (this process), sequentially (concurrency 1), in one run.
- * Prints p50/p99 of both and the hub's added latency; writes bench/results/leg-overhead.json.
+ * Gateway overhead of a low-level Answer leg (issue: "blocking and streaming, zero-delay router,
+ * concurrency 1 and 32"): the same chat request sent straight to the fake router and through the hub,
+ * router and hub each in their own process (so neither the client's work nor the router's is billed to
+ * the hub's event loop). For each mode × concurrency: latency p50/p99 of both, the hub's added p50/p99
+ * and the hub handler's own time (Server-Timing `hub;dur`, blocking only). A streamed leg is drained
+ * before its first chunk (§3.2), so its latency is measured to the end of the stream.
+ * Writes bench/results/leg-overhead.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +13,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
 import { startHub } from '../server/main';
 import { FakeRouter } from '../test/support/fake-router';
+import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -19,22 +24,37 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** Hub self time per request (Server-Timing `hub;dur`), collected by timeRequests when present. */
-const hubSelfMs: number[] = [];
+const MODES = ['blocking', 'streaming'] as const;
+const CONCURRENCY = [1, 32] as const;
+const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
-async function timeRequests(pool: Pool, pathName: string, body: unknown, n: number): Promise<number[]> {
-  const out: number[] = [];
+interface Timed {
+  latencies: number[];
+  /** Server-Timing `hub;dur` per response, when present. */
+  hubSelf: number[];
+}
+
+/** Sends `n` requests, `concurrency` at a time; each latency runs from sending to the last body byte. */
+async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: number): Promise<Timed> {
   const payload = JSON.stringify(body);
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const res = await pool.request({ method: 'POST', path: pathName, headers: { 'content-type': 'application/json' }, body: payload });
-    await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
-    const timing = /hub;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''));
-    if (timing) hubSelfMs.push(Number(timing[1]));
-    out.push(performance.now() - t0);
-  }
-  return out.sort((a, b) => a - b);
+  const out: Timed = { latencies: [], hubSelf: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: payload });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 200)}`);
+      out.latencies.push(performance.now() - t0);
+      const timing = /hub;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''));
+      if (timing) out.hubSelf.push(Number(timing[1]));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  out.latencies.sort((a, b) => a - b);
+  out.hubSelf.sort((a, b) => a - b);
+  return out;
 }
 
 /** The chat request the hub sends the router for `hubBody`, captured once from an in-process fake router. */
@@ -44,7 +64,7 @@ async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, u
   const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: recorder.baseUrl }, ROOT));
   try {
     const pool = new Pool(hub.url, { connections: 1 });
-    await timeRequests(pool, '/v1/chat/completions', hubBody, 1);
+    await timeRequests(pool, hubBody, 1, 1);
     await pool.close();
     return recorder.chatRequests()[0].body as Record<string, unknown>;
   } finally {
@@ -53,56 +73,91 @@ async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, u
   }
 }
 
-export async function benchLegOverhead(n = 400): Promise<Record<string, number>> {
-  // The router runs in its own process, so its work is not billed to the hub's event loop.
-  const router = await spawnFakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
-  const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: router.baseUrl }, ROOT));
-  const direct = new Pool(router.baseUrl, { connections: 1 });
-  const viaHub = new Pool(hub.url, { connections: 1 });
+export interface LegOverheadRow {
+  mode: (typeof MODES)[number];
+  concurrency: number;
+  requests: number;
+  direct_p50_ms: number;
+  direct_p99_ms: number;
+  hub_p50_ms: number;
+  hub_p99_ms: number;
+  added_p50_ms: number;
+  added_p99_ms: number;
+  ratio_p50: number;
+  /** Hub handler time excluding router calls (Server-Timing); null for streams (no trailer). */
+  hub_handler_p50_ms: number | null;
+  hub_handler_p99_ms: number | null;
+}
+
+export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
   const messages = [{ role: 'user', content: CHART }, { role: 'user', content: 'What is the latest weight?' }];
+  // The baseline sends the router exactly what the hub sends it (temporal facts, prompt, sampling),
+  // so both sides cost the router the same and the difference is the hub's own work.
+  const routerBody = await capturedRouterRequest({ model: HUB_MODEL, messages });
+  const router = await spawnFakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
+  const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl, ROUTER_MAX_CONCURRENCY: '64' });
+  const rows: LegOverheadRow[] = [];
   try {
-    const hubBody = { model: 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0', messages };
-    // The baseline sends the router exactly what the hub sends it (temporal facts, prompt, sampling),
-    // so both sides cost the router the same and the difference is the hub's own work.
-    const routerBody = await capturedRouterRequest(hubBody);
-    await timeRequests(direct, '/v1/chat/completions', routerBody, 50); // warm-up
-    await timeRequests(viaHub, '/v1/chat/completions', hubBody, 50);
-    const d = await timeRequests(direct, '/v1/chat/completions', routerBody, n);
-    hubSelfMs.length = 0;
-    const h = await timeRequests(viaHub, '/v1/chat/completions', hubBody, n);
-    const self = [...hubSelfMs].sort((a, b) => a - b);
-    const result = {
-      requests: n,
-      direct_p50_ms: pct(d, 50),
-      direct_p99_ms: pct(d, 99),
-      hub_p50_ms: pct(h, 50),
-      hub_p99_ms: pct(h, 99),
-      added_p50_ms: pct(h, 50) - pct(d, 50),
-      added_p99_ms: pct(h, 99) - pct(d, 99),
-      ratio_p50: pct(h, 50) / pct(d, 50),
-      hub_handler_p50_ms: pct(self, 50),
-      hub_handler_p99_ms: pct(self, 99),
-    };
-    return result;
+    for (const mode of MODES) {
+      const stream = mode === 'streaming';
+      const hubBody = { model: HUB_MODEL, messages, stream };
+      const direct = { ...routerBody, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+      for (const concurrency of CONCURRENCY) {
+        const directPool = new Pool(router.baseUrl, { connections: concurrency });
+        const hubPool = new Pool(hub.url, { connections: concurrency });
+        try {
+          await timeRequests(directPool, direct, 50, concurrency); // warm-up
+          await timeRequests(hubPool, hubBody, 50, concurrency);
+          const d = await timeRequests(directPool, direct, n, concurrency);
+          const h = await timeRequests(hubPool, hubBody, n, concurrency);
+          rows.push({
+            mode,
+            concurrency,
+            requests: n,
+            direct_p50_ms: pct(d.latencies, 50),
+            direct_p99_ms: pct(d.latencies, 99),
+            hub_p50_ms: pct(h.latencies, 50),
+            hub_p99_ms: pct(h.latencies, 99),
+            added_p50_ms: pct(h.latencies, 50) - pct(d.latencies, 50),
+            added_p99_ms: pct(h.latencies, 99) - pct(d.latencies, 99),
+            ratio_p50: pct(h.latencies, 50) / pct(d.latencies, 50),
+            hub_handler_p50_ms: h.hubSelf.length ? pct(h.hubSelf, 50) : null,
+            hub_handler_p99_ms: h.hubSelf.length ? pct(h.hubSelf, 99) : null,
+          });
+        } finally {
+          await directPool.close();
+          await hubPool.close();
+        }
+      }
+    }
+    return rows;
   } finally {
-    await direct.close();
-    await viaHub.close();
-    await hub.close();
+    await hub.stop();
     await router.stop();
   }
 }
 
+export function formatLegOverhead(rows: LegOverheadRow[]): string {
+  const f = (x: number) => x.toFixed(3);
+  const row = (r: LegOverheadRow) =>
+    `${r.mode} c${r.concurrency}: hub p50 ${f(r.hub_p50_ms)} / p99 ${f(r.hub_p99_ms)} ms vs router ${f(r.direct_p50_ms)} / ${f(r.direct_p99_ms)} ms → added p50 ${f(r.added_p50_ms)}, p99 ${f(r.added_p99_ms)} ms (ratio ${r.ratio_p50.toFixed(2)}x)` +
+    (r.hub_handler_p50_ms === null ? '' : `, hub handler p50 ${f(r.hub_handler_p50_ms)} / p99 ${f(r.hub_handler_p99_ms ?? NaN)} ms`);
+  return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}`;
+}
+
+export async function runLegOverheadBench(): Promise<LegOverheadRow[]> {
+  const rows = await benchLegOverhead();
+  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/results/leg-overhead.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
+  return rows;
+}
+
 if (require.main === module) {
-  benchLegOverhead().then((r) => {
-    const fmt = (x: number) => x.toFixed(3);
-    process.stdout.write(
-      `leg overhead (blocking, concurrency 1, ${r.requests} requests)\n` +
-        `  direct router  p50 ${fmt(r.direct_p50_ms)} ms  p99 ${fmt(r.direct_p99_ms)} ms\n` +
-        `  through hub    p50 ${fmt(r.hub_p50_ms)} ms  p99 ${fmt(r.hub_p99_ms)} ms\n` +
-        `  added          p50 ${fmt(r.added_p50_ms)} ms  p99 ${fmt(r.added_p99_ms)} ms  (ratio hub/direct p50 ${r.ratio_p50.toFixed(2)}x)\n` +
-        `  hub handler (Server-Timing, excludes router calls)  p50 ${fmt(r.hub_handler_p50_ms)} ms  p99 ${fmt(r.hub_handler_p99_ms)} ms\n`,
-    );
-    fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, 'bench/results/leg-overhead.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
-  });
+  runLegOverheadBench().then(
+    (rows) => process.stdout.write(`${formatLegOverhead(rows)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`leg overhead bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -6,6 +6,9 @@
  * grounding, scripted to pass cleanly). Baseline: the same client sending the same number of requests
  * straight to the router (the hub's own Answer request, captured from a turn), the router's CPU time
  * measured the same way. Goal (issue): ≤ 15 ms hub CPU per product turn.
+ * Transport floor: the router requests of one turn (counts and chats, captured at the router) replayed
+ * TURNS times from this process with undici, as the hub sends them, and this process's CPU time read:
+ * what the HTTP exchanges alone cost any client, before any hub work.
  * Set BENCH_HUB_CPU_PROF=<dir> for a V8 CPU profile of each hub child (node --cpu-prof).
  * Writes bench/results/product-cpu.json.
  */
@@ -39,6 +42,30 @@ async function cpuDuring(child: { usage(): Promise<{ cpuUs: number; systemUs: nu
   return { ms: (after.cpuUs - before.cpuUs) / 1000, systemMs: (after.systemUs - before.systemUs) / 1000 };
 }
 
+/** This process's CPU (ms) per turn for replaying the last turn's router requests TURNS times. */
+async function transportFloor(router: SpawnedRouter, perTurn: number): Promise<number> {
+  const requests = (await router.lastRequests(perTurn)).map((r) => ({ path: r.path, payload: JSON.stringify(r.body) }));
+  const pool = new Pool(router.baseUrl, { connections: 1 });
+  const replay = async (turns: number) => {
+    for (let i = 0; i < turns; i++) {
+      for (const r of requests) {
+        // As the hub does: the body goes out as a string, the reply is read whole and parsed.
+        const res = await pool.request({ method: 'POST', path: r.path, headers: { 'content-type': 'application/json' }, body: r.payload });
+        JSON.parse(await res.body.text());
+      }
+    }
+  };
+  try {
+    await replay(WARMUP);
+    const u0 = process.cpuUsage();
+    await replay(TURNS);
+    const u = process.cpuUsage(u0);
+    return (u.user + u.system) / 1000 / TURNS;
+  } finally {
+    await pool.destroy();
+  }
+}
+
 interface ProfileCpu {
   profile: string;
   turns: number;
@@ -46,6 +73,10 @@ interface ProfileCpu {
   hub_cpu_ms_per_turn: number;
   /** The kernel's part of hub_cpu_ms_per_turn. */
   hub_system_ms_per_turn: number;
+  /** Router requests of every kind (exact counts and chats) per turn. */
+  router_requests_per_turn: number;
+  /** Client CPU of replaying one turn's router requests, no hub logic (see header). */
+  transport_floor_ms_per_turn: number;
   router_cpu_ms_per_turn: number;
   answer_validation: string;
   in_depth: string;
@@ -55,12 +86,16 @@ async function profileCpu(hub: SpawnedHub, router: SpawnedRouter, pool: Pool, pr
   const payload = JSON.stringify(productRequest(profile, RECORDS));
   let last: Record<string, any> = {};
   for (let i = 0; i < WARMUP; i++) last = await post(pool, payload);
-  const calls0 = (await router.usage()).counters.chatRequests;
-  const routerBefore = (await router.usage()).cpuUs;
+  const before = await router.usage();
+  const calls0 = before.counters.chatRequests;
+  const requests0 = before.counters.requests;
+  const routerBefore = before.cpuUs;
   const hubMs = await cpuDuring(hub, async () => {
     for (let i = 0; i < TURNS; i++) last = await post(pool, payload);
   });
   const routerAfter = await router.usage();
+  const requestsPerTurn = (routerAfter.counters.requests - requests0) / TURNS;
+  const floorMs = await transportFloor(router, requestsPerTurn);
   const envelope = JSON.parse(last.choices[0].message.content) as Record<string, any>;
   return {
     profile,
@@ -68,6 +103,8 @@ async function profileCpu(hub: SpawnedHub, router: SpawnedRouter, pool: Pool, pr
     router_calls_per_turn: (routerAfter.counters.chatRequests - calls0) / TURNS,
     hub_cpu_ms_per_turn: hubMs.ms / TURNS,
     hub_system_ms_per_turn: hubMs.systemMs / TURNS,
+    router_requests_per_turn: requestsPerTurn,
+    transport_floor_ms_per_turn: floorMs,
     router_cpu_ms_per_turn: (routerAfter.cpuUs - routerBefore) / 1000 / TURNS,
     answer_validation: String(envelope.answerValidation?.status),
     in_depth: String(envelope.inDepth?.status),
@@ -116,7 +153,7 @@ export type ProductCpuResult = Awaited<ReturnType<typeof benchProductCpu>>;
 
 export function formatProductCpu(r: ProductCpuResult): string {
   const row = (p: ProductCpuResult['profiles'][number]) =>
-    `${p.profile} ${p.hub_cpu_ms_per_turn.toFixed(1)} ms/turn (kernel ${p.hub_system_ms_per_turn.toFixed(1)} ms; ${p.router_calls_per_turn} model calls; ratio ${p.ratio_vs_direct_request.toFixed(1)}x; ${p.meets_goal ? 'meets' : 'MISSES'} goal <= ${r.goal_ms} ms; ${p.answer_validation}, In-Depth ${p.in_depth})`;
+    `${p.profile} ${p.hub_cpu_ms_per_turn.toFixed(1)} ms/turn (kernel ${p.hub_system_ms_per_turn.toFixed(1)} ms; transport floor ${p.transport_floor_ms_per_turn.toFixed(1)} ms for ${p.router_requests_per_turn} router requests; ${p.router_calls_per_turn} model calls; ratio ${p.ratio_vs_direct_request.toFixed(1)}x; ${p.meets_goal ? 'meets' : 'MISSES'} goal <= ${r.goal_ms} ms; ${p.answer_validation}, In-Depth ${p.in_depth})`;
   return (
     `hub CPU per product turn (${r.chart_records}-record chart, blocking, ${r.profiles[0].turns} turns after ${r.warmup_turns} warm-ups, hub in its own process): ` +
     `${r.profiles.map(row).join('; ')} vs router CPU ${r.direct_router_cpu_ms_per_request.toFixed(1)} ms per direct Answer request`

@@ -2,16 +2,13 @@
 import { formatConcurrentStreams, runConcurrentStreamsBench } from './concurrent-streams';
 import { formatContextSelection, runContextSelectionBench } from './context-selection';
 import { formatEngineCpu, runEngineCpuBench } from './engine-cpu';
-import { benchLegOverhead } from './leg-overhead';
+import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
 import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
 import { formatStreamLatency, runStreamLatencyBench } from './stream-latency';
 
 async function main(): Promise<void> {
-  const r = await benchLegOverhead();
-  process.stdout.write(
-    `leg overhead: hub p50 ${r.hub_p50_ms.toFixed(3)} ms vs router ${r.direct_p50_ms.toFixed(3)} ms → added p50 ${r.added_p50_ms.toFixed(3)} ms, p99 ${r.added_p99_ms.toFixed(3)} ms (ratio ${r.ratio_p50.toFixed(2)}x); hub handler p50 ${r.hub_handler_p50_ms.toFixed(3)} ms\n`,
-  );
+  process.stdout.write(`${formatLegOverhead(await runLegOverheadBench())}\n`);
   for (const row of await runContextSelectionBench()) process.stdout.write(`${formatContextSelection(row)}\n`);
   // Ops benchmarks: hub (and router) in child processes, so CPU and RSS are the hub's alone.
   process.stdout.write(`${formatStreamLatency(await runStreamLatencyBench())}\n`);

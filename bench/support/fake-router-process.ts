@@ -3,7 +3,8 @@
  * router on separate event loops (as in production). Prints `READY <baseUrl>` on stdout.
  * argv[2]: FakeRouterOptions (JSON); argv[3] (optional): BenchScript[] (JSON), installed with `script()`.
  * With an IPC channel it answers `{ type: 'usage' }` with its CPU time and RSS, and `{ type: 'lastChats', n }`
- * with the bodies of the last n chat requests it received (see spawn-router.ts).
+ * with the bodies of the last n chat requests it received, and `{ type: 'lastRequests', n }` with the path and
+ * body of the last n requests of any kind (see spawn-router.ts).
  */
 import { FakeRouter, type FakeRouterOptions, type ScriptedReply } from '../../test/support/fake-router';
 import { factChecker, found } from '../../test/support/checkers';
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('disconnect', stop);
   process.on('message', (msg: { type?: string; n?: number }) => {
-    if (msg?.type === 'usage') process.send?.(answerUsage({ openChats: router.openChats, chatRequests: router.chatRequests().length }));
+    if (msg?.type === 'usage') process.send?.(answerUsage({ openChats: router.openChats, chatRequests: router.chatRequests().length, requests: router.requests.length }));
+    if (msg?.type === 'lastRequests') process.send?.({ type: 'lastRequests', requests: router.requests.slice(-(msg.n ?? 1)).map((r) => ({ path: r.path, body: r.body })) });
     if (msg?.type === 'lastChats') process.send?.({ type: 'lastChats', bodies: router.chatRequests().slice(-(msg.n ?? 1)).map((r) => r.body) });
   });
 }

@@ -8,6 +8,8 @@ export interface SpawnedRouter extends BenchChild {
   baseUrl: string;
   /** Bodies of the last `n` chat requests the router received. */
   lastChats(n: number): Promise<Array<Record<string, unknown>>>;
+  /** Path and body of the last `n` requests of any kind (counts, tokenizer, chats). */
+  lastRequests(n: number): Promise<Array<{ path: string; body: unknown }>>;
 }
 
 export async function spawnFakeRouter(opts: FakeRouterOptions, scripts: BenchScript[] = []): Promise<SpawnedRouter> {
@@ -16,5 +18,6 @@ export async function spawnFakeRouter(opts: FakeRouterOptions, scripts: BenchScr
     ...child,
     baseUrl: child.url,
     lastChats: async (n) => (await child.ask<{ bodies: Array<Record<string, unknown>> }>({ type: 'lastChats', n })).bodies,
+    lastRequests: async (n) => (await child.ask<{ requests: Array<{ path: string; body: unknown }> }>({ type: 'lastRequests', n })).requests,
   };
 }
