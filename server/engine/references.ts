@@ -141,7 +141,8 @@ export function groundingFromChecks(checks: unknown[]): { groundingStatus: Groun
   return { groundingStatus: 'mixed', grounded: null };
 }
 
-function cloneReference(ref: Reference): Reference {
+/** A copy that shares no mutable part (usages, checks list, group, provenance) with `ref`. */
+export function cloneReference(ref: Reference): Reference {
   const out: Reference = { ...ref, usage: ref.usage.map((u) => ({ ...u })) };
   if (ref.groundingChecks) out.groundingChecks = [...ref.groundingChecks];
   if (ref.groundingGroup) out.groundingGroup = [...ref.groundingGroup];

@@ -3,7 +3,7 @@
  * gets the pair's check, and the reference's aggregate is recomputed over ALL its checks so a
  * later call (e.g. In-Depth after Answer) adds to, and never replaces, earlier evidence.
  */
-import { groundingFromChecks, type Reference } from '../../engine/references';
+import { cloneReference, groundingFromChecks, type Reference } from '../../engine/references';
 import type { CheckedFact, GroundingCheck, GroundingPair, Support } from './types';
 import { statusOfSupport } from './verdicts';
 
@@ -36,14 +36,6 @@ function copyCheck(check: GroundingCheck): GroundingCheck {
   return out;
 }
 
-function clone(ref: Reference): Reference {
-  const out: Reference = { ...ref, usage: ref.usage.map((u) => ({ ...u })) };
-  if (ref.groundingChecks) out.groundingChecks = [...ref.groundingChecks];
-  if (ref.groundingGroup) out.groundingGroup = [...ref.groundingGroup];
-  if (ref.provenance) out.provenance = { ...ref.provenance };
-  return out;
-}
-
 /** Indices of a stored check, when it has the GroundingCheck shape (older checks are `unknown`). */
 function indicesOf(check: unknown): number[] {
   const v = check && typeof check === 'object' ? (check as Record<string, unknown>).source_indices : undefined;
@@ -55,7 +47,7 @@ export function applyGroundingChecks(
   checks: ReadonlyArray<{ pair: GroundingPair; check: GroundingCheck }>,
 ): Reference[] {
   return refs.map((input) => {
-    const ref = clone(input);
+    const ref = cloneReference(input);
     if (ref.resolutionStatus !== 'resolved') return ref; // unresolved pass through untouched (§7.5)
     const own = checks.filter((c) => c.pair.sourceIndices.includes(ref.index));
     if (own.length === 0) return ref;
