@@ -5,6 +5,8 @@
  * the hub's event loop). For each mode × concurrency: latency p50/p99 of both, the hub's added p50/p99
  * and the hub handler's own time (Server-Timing `hub;dur`, blocking only). A streamed leg is drained
  * before its first chunk (§3.2), so its latency is measured to the end of the stream.
+ * Second baseline: the router body sent through a do-nothing pass-through proxy (support/passthrough-proxy.ts,
+ * its own process, undici upstream), i.e. what one extra HTTP hop costs on this machine.
  * Writes bench/results/leg-overhead.json.
  */
 import fs from 'node:fs';
@@ -13,6 +15,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
 import { startHub } from '../server/main';
 import { FakeRouter } from '../test/support/fake-router';
+import { REGISTER_TS, spawnBenchChild } from './support/child';
 import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 
@@ -87,6 +90,10 @@ export interface LegOverheadRow {
   /** Hub handler time excluding router calls (Server-Timing); null for streams (no trailer). */
   hub_handler_p50_ms: number | null;
   hub_handler_p99_ms: number | null;
+  /** The router body through a do-nothing proxy: what one extra hop adds (blocking only). */
+  proxy_p50_ms: number | null;
+  proxy_added_p50_ms: number | null;
+  proxy_added_p99_ms: number | null;
 }
 
 export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
@@ -96,6 +103,7 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
   const routerBody = await capturedRouterRequest({ model: HUB_MODEL, messages });
   const router = await spawnFakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
   const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl, ROUTER_MAX_CONCURRENCY: '64' });
+  const proxy = await spawnBenchChild(['-r', REGISTER_TS, path.join(__dirname, 'support/passthrough-proxy.ts'), router.baseUrl]);
   const rows: LegOverheadRow[] = [];
   try {
     for (const mode of MODES) {
@@ -105,11 +113,14 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
       for (const concurrency of CONCURRENCY) {
         const directPool = new Pool(router.baseUrl, { connections: concurrency });
         const hubPool = new Pool(hub.url, { connections: concurrency });
+        const proxyPool = new Pool(proxy.url, { connections: concurrency });
         try {
           await timeRequests(directPool, direct, 50, concurrency); // warm-up
           await timeRequests(hubPool, hubBody, 50, concurrency);
           const d = await timeRequests(directPool, direct, n, concurrency);
           const h = await timeRequests(hubPool, hubBody, n, concurrency);
+          // The proxy buffers whole replies, so it stands in for the blocking hop only.
+          const p = stream ? null : (await timeRequests(proxyPool, direct, 50, concurrency), await timeRequests(proxyPool, direct, n, concurrency));
           rows.push({
             mode,
             concurrency,
@@ -123,15 +134,20 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
             ratio_p50: pct(h.latencies, 50) / pct(d.latencies, 50),
             hub_handler_p50_ms: h.hubSelf.length ? pct(h.hubSelf, 50) : null,
             hub_handler_p99_ms: h.hubSelf.length ? pct(h.hubSelf, 99) : null,
+            proxy_p50_ms: p ? pct(p.latencies, 50) : null,
+            proxy_added_p50_ms: p ? pct(p.latencies, 50) - pct(d.latencies, 50) : null,
+            proxy_added_p99_ms: p ? pct(p.latencies, 99) - pct(d.latencies, 99) : null,
           });
         } finally {
           await directPool.close();
           await hubPool.close();
+          await proxyPool.close();
         }
       }
     }
     return rows;
   } finally {
+    await proxy.stop();
     await hub.stop();
     await router.stop();
   }
@@ -141,7 +157,8 @@ export function formatLegOverhead(rows: LegOverheadRow[]): string {
   const f = (x: number) => x.toFixed(3);
   const row = (r: LegOverheadRow) =>
     `${r.mode} c${r.concurrency}: hub p50 ${f(r.hub_p50_ms)} / p99 ${f(r.hub_p99_ms)} ms vs router ${f(r.direct_p50_ms)} / ${f(r.direct_p99_ms)} ms → added p50 ${f(r.added_p50_ms)}, p99 ${f(r.added_p99_ms)} ms (ratio ${r.ratio_p50.toFixed(2)}x)` +
-    (r.hub_handler_p50_ms === null ? '' : `, hub handler p50 ${f(r.hub_handler_p50_ms)} / p99 ${f(r.hub_handler_p99_ms ?? NaN)} ms`);
+    (r.hub_handler_p50_ms === null ? '' : `, hub handler p50 ${f(r.hub_handler_p50_ms)} / p99 ${f(r.hub_handler_p99_ms ?? NaN)} ms`) +
+    (r.proxy_added_p50_ms === null ? '' : `; a do-nothing proxy adds p50 ${f(r.proxy_added_p50_ms)}, p99 ${f(r.proxy_added_p99_ms ?? NaN)} ms`);
   return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}`;
 }
 

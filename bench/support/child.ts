@@ -18,6 +18,10 @@ export interface ChildUsage {
   systemUs: number;
   rssBytes: number;
   heapUsedBytes: number;
+  /** V8 heap reserved (committed), used or not. */
+  heapTotalBytes: number;
+  /** Memory of Buffers and other C++-backed objects outside the V8 heap. */
+  externalBytes: number;
   counters: Record<string, number>;
 }
 
@@ -25,7 +29,7 @@ export interface ChildUsage {
 export function answerUsage(counters: Record<string, number> = {}): ChildUsage {
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
-  return { type: 'usage', cpuUs: cpu.user + cpu.system, systemUs: cpu.system, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, counters };
+  return { type: 'usage', cpuUs: cpu.user + cpu.system, systemUs: cpu.system, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, heapTotalBytes: mem.heapTotal, externalBytes: mem.external, counters };
 }
 
 export interface BenchChild {

@@ -3,7 +3,8 @@
  * or resident memory alone. The hub sources are compiled once per run to plain JavaScript in a temporary
  * directory (swc, as scripts/register-ts.js does), so the child runs like `npm start` does — without a
  * TypeScript compiler loaded in it inflating its RSS or its CPU.
- * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof).
+ * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof),
+ * and BENCH_HUB_NODE_OPTIONS to run the hub children (only them) with other Node options.
  */
 import { transformSync } from '@swc/core';
 import fs from 'node:fs';
@@ -63,6 +64,7 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
         TEAM_TRACE_DIR: traceDir,
         HUB_ANCHOR: '2026-03-10',
         ...env,
+        ...(process.env.BENCH_HUB_NODE_OPTIONS !== undefined ? { NODE_OPTIONS: process.env.BENCH_HUB_NODE_OPTIONS } : {}),
         BENCH_HUB_ROOT: ROOT,
         NODE_PATH: path.join(ROOT, 'node_modules'),
       },
