@@ -39,8 +39,11 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-/** Synonyms folded onto one term so a question and a record that name the same thing overlap. */
-const ALIASES: Readonly<Record<string, string>> = {
+/**
+ * Synonyms folded onto one term so a question and a record that name the same thing overlap.
+ * A Map, not an object lookup: a token such as `constructor` must not resolve to Object.prototype's.
+ */
+const ALIASES: ReadonlyMap<string, string> = new Map(Object.entries({
   allergies: 'allergy', allergic: 'allergy',
   visit: 'encounter', visits: 'encounter', appointment: 'encounter', appointments: 'encounter', encounters: 'encounter',
   medications: 'medication', medicine: 'medication', medicines: 'medication', drug: 'medication', drugs: 'medication',
@@ -57,7 +60,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   orders: 'order', ordered: 'order',
   tests: 'test',
   therapies: 'therapy',
-};
+}));
 
 /** Lower-cased tokens of `text`, in order. */
 export function tokenize(text: string): string[] {
@@ -75,7 +78,7 @@ export function isTimeWindow(token: string): boolean {
 
 function alias(term: string): string {
   if (term.startsWith('recommend')) return 'guidance';
-  return ALIASES[term] ?? term;
+  return ALIASES.get(term) ?? term;
 }
 
 /** A lower-cased token as a normalized term, or null when it carries no relevance. */

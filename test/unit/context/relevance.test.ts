@@ -52,6 +52,7 @@ describe('normalized terms', () => {
     ['age from birth words', 'How old? born, DOB, birth', ['age']],
     ['recommend* is guidance', 'recommended recommendations guidelines', ['guidance']],
     ['clinical abbreviations', 'tuberculosis art weights ordered tests therapies results', ['antiretroviral', 'order', 'result', 'tb', 'test', 'therapy', 'weight']],
+    ['object-prototype names are plain words', 'constructor valueof hasownproperty', ['constructor', 'hasownproperty', 'valueof']],
   ])('%s', (_name, text, want) => expect(sorted(normalizedTerms(text))).toEqual(want));
 });
 
