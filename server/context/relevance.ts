@@ -154,10 +154,24 @@ export function containsSequence(tokens: readonly string[], seq: readonly string
 export interface QuestionRelevance {
   terms: Set<string>;
   exact: string[][];
+  /**
+   * Every lower-case spelling a record token can have to count for a question term (the term, the
+   * synonyms folded onto it, `recommend` for guidance). A record whose lower-cased text contains none
+   * of them cannot overlap, so it is not tokenised at all: most of a long chart shares no term.
+   */
+  spellings: string[];
 }
 
 export function analyzeQuestion(question: string): QuestionRelevance {
-  return { terms: relevanceTerms(question), exact: exactTerms(question) };
+  const terms = relevanceTerms(question);
+  return { terms, exact: exactTerms(question), spellings: spellingsOf(terms) };
+}
+
+function spellingsOf(terms: ReadonlySet<string>): string[] {
+  const out = new Set(terms);
+  for (const [synonym, term] of ALIASES) if (terms.has(term)) out.add(synonym);
+  if (terms.has('guidance')) out.add('recommend');
+  return [...out];
 }
 
 /**
@@ -181,6 +195,15 @@ export interface RecordRelevance {
 
 /** Relevance of one record's text to an analysed question. */
 export function scoreText(question: QuestionRelevance, text: string): RecordRelevance {
+  if (question.exact.length === 0) {
+    const lower = text.toLowerCase();
+    if (!question.spellings.some((s) => lower.includes(s))) return { exact: false, overlap: 0 };
+  }
+  return scoreTokens(question, text);
+}
+
+/** scoreText without the spelling pre-check (exported for the equivalence test). */
+export function scoreTokens(question: QuestionRelevance, text: string): RecordRelevance {
   // One pass over the raw tokens: only terms the question has are tracked, so a long chart costs
   // one regex scan per record (the selector scores every record of the ledger on every turn).
   const tokens: string[] = [];

@@ -9,6 +9,7 @@ import {
   relevanceTerms,
   scoreRecord,
   scoreText,
+  scoreTokens,
   tokenize,
 } from '../../../server/context/relevance';
 import type { EvidenceRecord } from '../../../server/context/types';
@@ -109,6 +110,25 @@ describe('scoreText (question × record)', () => {
     ['appointment question matches return-visit evidence', 'When is the next appointment?', 'Assessment — Return visit date: 2006-05-18', { exact: false, overlap: 1 }],
     ['medication synonyms', 'Which drugs is she on?', 'Drug order: Nevirapine. Action: NEW', { exact: false, overlap: 1 }],
   ])('%s', (_name, question, text, want) => expect(scoreText(analyzeQuestion(question), text)).toEqual(want));
+
+  test('the spelling pre-check never changes a score (randomised questions and records)', () => {
+    const words = [
+      'weight', 'Weights', 'WEIGHT', 'visit', 'Appointments', 'encounter', 'drug', 'Medicines', 'allergy', 'ALLERGIC', 'recommended',
+      'Recommendation', 'guidelines', 'WHO', 'who', 'ART', 'art', 'tb', 'Tuberculosis', 'DOB', 'born', 'old', 'the', 'patient', 'last',
+      '6mo', '2.5y', '12345', 'CIEL:12345', '2023-01-01', 'order', 'id:', '123', 'kg', '—', 'Hämoglobin', 'İstanbul', 'K', 'constructor',
+      '"ankle', 'sprain"', 'results', 'lab', 'LABS', 'x-ray', 'E11.9',
+    ];
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const phrase = (len: number) => Array.from({ length: len }, () => words[rand(words.length)]).join(rand(3) === 0 ? ', ' : ' ');
+    for (let i = 0; i < 400; i++) {
+      const question = analyzeQuestion(phrase(1 + rand(6)));
+      for (let j = 0; j < 10; j++) {
+        const text = phrase(rand(12));
+        expect(scoreText(question, text)).toEqual(scoreTokens(question, text));
+      }
+    }
+  });
 });
 
 describe('scoreRecord', () => {
