@@ -42,6 +42,7 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   turn.tokens = counter;
   const model = turn.profile.models.answer!;
   const inputLimit = budget.window - budget.reservedOutputTokens;
+  const temporalFacts = temporalFactsText(turn);
   // One block per chart text: the chosen chart's block (its JSON bytes and digest) is the one dispatched.
   const blocks = new Map<string, SharedBlock>();
   const blockFor = (chart: string): SharedBlock => {
@@ -49,7 +50,6 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     if (!block) blocks.set(chart, (block = buildContextMessage({ temporalFacts, chart })));
     return block;
   };
-  const temporalFacts = temporalFactsText(turn);
   const measureWith = (chart: string, history: TurnState['conversation']) => counter.countChat(answerRequest(turn, deps, blockFor(chart), history));
 
   const t0 = performance.now();
