@@ -116,7 +116,7 @@ function regroup(columns: Array<{ key: string; label: string }>, rows: Obj[]): A
   const rules = columns.map(columnRule);
   const out: Array<{ cells: Record<string, TableCell> }> = [];
   for (let g = 0; g < rows.length / n; g++) {
-    const cells: Record<string, TableCell> = {};
+    const entries: Array<[string, TableCell]> = [];
     for (let j = 0; j < n; j++) {
       const flat = rows[g * n + j].cells as Obj;
       const [key] = Object.keys(flat);
@@ -127,8 +127,10 @@ function regroup(columns: Array<{ key: string; label: string }>, rows: Obj[]): A
       const cell = copyCell(flat[key]);
       const rule = rules[j];
       if (rule && !rule(cell.text)) return `flat cell ${g * n + j + 1} ("${cell.text}") does not fit column "${col.label || col.key}"`;
-      cells[col.key] = cell;
+      entries.push([col.key, cell]);
     }
+    // fromEntries, not assignment: a column keyed `__proto__` must stay a cell, not become the prototype.
+    const cells: Record<string, TableCell> = Object.fromEntries(entries);
     const refSets = Object.values(cells).map((c) => c.refs);
     if (refSets[0].length === 0 || !refSets.every((r) => sameSet(r, refSets[0]))) {
       return `regrouped row ${g + 1} does not share one non-empty refs set`;

@@ -109,7 +109,8 @@ function checkField(check: unknown, key: string): unknown {
   return check && typeof check === 'object' ? (check as Record<string, unknown>)[key] : undefined;
 }
 
-const STATUS_AS_SUPPORT: Record<string, Support> = { verified: 'supported', unsupported: 'contradicted' };
+/** A Map: a status such as `constructor` must not find Object.prototype's member. */
+const STATUS_AS_SUPPORT: ReadonlyMap<string, Support> = new Map([['verified', 'supported'], ['unsupported', 'contradicted']]);
 
 /**
  * Aggregate grounding of one reference over its checks. With facts-first `support` values this is
@@ -123,7 +124,7 @@ export function groundingFromChecks(checks: unknown[]): { groundingStatus: Groun
     const supports = checks.map((c): Support => {
       const s = checkField(c, 'support');
       if (s === 'supported' || s === 'contradicted' || s === 'not_addressed') return s;
-      return STATUS_AS_SUPPORT[String(checkField(c, 'status'))] ?? 'unchecked';
+      return STATUS_AS_SUPPORT.get(String(checkField(c, 'status'))) ?? 'unchecked';
     });
     if (supports.every((s) => s === 'supported')) return { groundingStatus: 'verified', grounded: true, support: 'supported' };
     if (supports.includes('contradicted')) {

@@ -69,6 +69,16 @@ describe('checkTable: every validity rule withholds the block with table_contrac
 });
 
 describe('checkTable: regrouping flat cells', () => {
+  test('a column keyed __proto__ (JSON from a model) keeps its cell when flat cells are regrouped', () => {
+    const block = JSON.parse(
+      '{"kind":"table","title":"T","columns":[{"key":"__proto__","label":"P"},{"key":"weight","label":"Weight"}],' +
+        '"rows":[{"cells":{"__proto__":{"text":"a","refs":[1]}}},{"cells":{"weight":{"text":"71 kg","refs":[1]}}}]}',
+    );
+    const got = checkTable(block, 0);
+    expect(got.repaired).toBe(true);
+    expect(JSON.parse(JSON.stringify(got.block!.rows))).toEqual([{ cells: JSON.parse('{"__proto__":{"text":"a","refs":[1]},"weight":{"text":"71 kg","refs":[1]}}') }]);
+  });
+
   test('alternating Date/Weight flat cells (6 single-cell rows) become 3 rows', () => {
     const block = table(
       flat(['date', '2026-03-02', [1]], ['weight', '71 kg', [1]], ['date', '2026-01-10', [2]], ['weight', '74 kg', [2]], ['date', '2025-11-01', [3, 4]], ['weight', '76.5 kg', [4, 3]]),

@@ -180,6 +180,7 @@ describe('groundingFromChecks', () => {
     ['§7.5: all unsupported', st('unsupported', 'unsupported'), 'unsupported', false],
     ['§7.5: any unchecked', st('verified', 'unchecked'), 'unchecked', null],
     ['§7.5: verified and unsupported', st('verified', 'unsupported'), 'mixed', null],
+    ['an unknown status beside a support value is unchecked', [...s('supported'), ...st('constructor')], 'unchecked', null],
   ])('%s', (_name, checks, status, grounded) => {
     expect(groundingFromChecks(checks)).toMatchObject({ groundingStatus: status, grounded });
   });
