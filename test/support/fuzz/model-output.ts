@@ -129,6 +129,9 @@ function answerOutput(v: AnswerVariant, rng: Rng, plain: boolean): string {
         JSON.stringify({ answer: text, citations: { 1: 1 }, blocks: [{ kind: 'table', title: 1, columns: [null], rows: [{ cells: null }] }] }),
         JSON.stringify({ __proto__: { polluted: true }, answer: text, constructor: { prototype: { polluted: true } } }),
         '{"__proto__": {"polluted": "yes"}, "answer": "proto [1]", "citations": [1], "blocks": []}',
+        // Prototype names as table column and cell keys, in flat one-cell rows (the regrouping path).
+        '{"answer": "w [1]", "citations": [1], "blocks": [{"kind": "table", "title": "T", "columns": [{"key": "__proto__", "label": "P"}, {"key": "constructor", "label": "C"}], ' +
+          '"rows": [{"cells": {"__proto__": {"text": "a", "refs": [1]}}}, {"cells": {"constructor": {"text": "b", "refs": [1]}}}]}]}',
         'null',
         '[]',
         '"just a string [1]"',
@@ -176,6 +179,8 @@ function listOutput(kind: 'claims' | 'review' | 'inDepthReview' | 'grounding', v
         JSON.stringify({ claims: 'x', answer_ok: 'yes', errors: 'none', drop: 'all', issues: 5, pairs: 'x' }),
         JSON.stringify({ claims: [1, null, {}, ['x']], errors: [null, 1, { wrong: 1 }], drop: [null, -1, 1e308], pairs: [null, { pair: 'x', facts: 'y' }, { pair: 1, facts: [null, { status: 'maybe' }] }] }),
         '{"__proto__": {"polluted": "yes"}, "claims": ["proto [1]"], "pairs": []}',
+        '{"claims": ["c [1]"], "errors": [{"wrong": "__proto__", "chart": "constructor"}], "drop": ["__proto__"], ' +
+          '"pairs": [{"pair": "__proto__", "facts": [{"fact": "x", "status": "constructor"}]}, {"pair": 1, "facts": [{"fact": "y", "status": "toString", "source_says": "__proto__"}]}]}',
         'null',
         '[1,2,3]',
       ]);
