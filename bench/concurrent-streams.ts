@@ -9,12 +9,10 @@
  * router (the hub's Answer request, streamed as two deltas PACE_MS apart), opened and judged the same way.
  * Writes bench/results/concurrent-streams.json.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'undici';
 import { MARK } from '../test/support/checkers';
-import { ROOT } from './support/child';
 import { ANSWER, MODEL, productRequest, productScripts } from './support/product-fixtures';
+import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 import { pct, timedStream, type TimedStream } from './support/timed-stream';
@@ -130,17 +128,8 @@ export function formatConcurrentStreams(r: ConcurrentStreamsResult): string {
 
 export async function runConcurrentStreamsBench(): Promise<ConcurrentStreamsResult> {
   const r = await benchConcurrentStreams();
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/concurrent-streams.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  writeResult('concurrent-streams', r);
   return r;
 }
 
-if (require.main === module) {
-  runConcurrentStreamsBench().then(
-    (r) => process.stdout.write(`${formatConcurrentStreams(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`concurrent streams bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsMain('concurrent streams', runConcurrentStreamsBench, formatConcurrentStreams);

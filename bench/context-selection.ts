@@ -10,6 +10,7 @@ import { buildContextMessage, stageMessages } from '../server/context/layout';
 import { selectContext } from '../server/context/selector';
 import { createRouterClient } from '../server/llm/router-client';
 import { createTokenCounter } from '../server/llm/tokens';
+import { writeResult } from './support/results';
 import { spawnFakeRouter } from './support/spawn-router';
 
 import { syntheticChart } from '../test/support/synthetic-chart';
@@ -82,7 +83,6 @@ export function formatContextSelection(r: ContextSelectionResult): string {
 /** The two budgets: the shipped 24k window (eligible evidence fits) and an 8k window (packing runs). */
 export async function runContextSelectionBench(): Promise<ContextSelectionResult[]> {
   const rows = [await benchContextSelection(5000, 5, 24576 - 4096), await benchContextSelection(5000, 5, 8192 - 2048)];
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/context-selection.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
+  writeResult('context-selection', { rows });
   return rows;
 }

@@ -4,7 +4,6 @@
  * kernel's. Baseline in the same run: parsing the request and serialising a response of the same size
  * (what any JSON gateway must do). Writes bench/results/engine-cpu.json.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../server/config';
 import { loadCatalog } from '../server/profiles/catalog';
@@ -16,6 +15,7 @@ import { turnTrace } from '../server/trace/turn-trace';
 import { sanitizedJson } from '../server/sanitize';
 import { chatCompletion } from '../server/http/openai-shapes';
 import { parseChatRequest } from '../server/http/schemas';
+import { writeResult } from './support/results';
 import { syntheticChart } from '../test/support/synthetic-chart';
 import { CLEAN_INDEPTH_REVIEW, CLEAN_REVIEW, MARK, factChecker, found } from '../test/support/checkers';
 const ROOT = path.resolve(__dirname, '..');
@@ -75,8 +75,7 @@ export async function runEngineCpuBench(turns = 200, warmup = 30) {
   const filler = 'x'.repeat(responseBytes);
   const baseline = await cpuMsPer(turns, () => JSON.stringify({ content: JSON.stringify(JSON.parse(raw)) + filler }));
   const result = { chart_records: 365, turns, baseline_json_ms: baseline, rows };
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/engine-cpu.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeResult('engine-cpu', result);
   return result;
 }
 

@@ -9,13 +9,13 @@
  * its own process, undici upstream), i.e. what one extra HTTP hop costs on this machine.
  * Writes bench/results/leg-overhead.json.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
 import { startHub } from '../server/main';
 import { FakeRouter } from '../test/support/fake-router';
 import { REGISTER_TS, spawnBenchChild } from './support/child';
+import { runAsMain, writeResult } from './support/results';
 import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 
@@ -164,17 +164,8 @@ export function formatLegOverhead(rows: LegOverheadRow[]): string {
 
 export async function runLegOverheadBench(): Promise<LegOverheadRow[]> {
   const rows = await benchLegOverhead();
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/leg-overhead.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
+  writeResult('leg-overhead', { rows });
   return rows;
 }
 
-if (require.main === module) {
-  runLegOverheadBench().then(
-    (rows) => process.stdout.write(`${formatLegOverhead(rows)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`leg overhead bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsMain('leg overhead', runLegOverheadBench, formatLegOverhead);

@@ -10,11 +10,10 @@
  * Baseline: an idle bare Node process (same IPC channel) sampled the same way in the same run.
  * Writes bench/results/memory.json.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'undici';
-import { ROOT, spawnBareNode, type BenchChild } from './support/child';
+import { spawnBareNode, type BenchChild } from './support/child';
 import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
+import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 import { median, timedStream, type TimedStream } from './support/timed-stream';
@@ -161,17 +160,8 @@ export function formatMemory(r: MemoryResult): string {
 
 export async function runMemoryBench(): Promise<MemoryResult> {
   const r = await benchMemory();
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/memory.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  writeResult('memory', r);
   return r;
 }
 
-if (require.main === module) {
-  runMemoryBench().then(
-    (r) => process.stdout.write(`${formatMemory(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`memory bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsMain('memory', runMemoryBench, formatMemory);

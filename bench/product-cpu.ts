@@ -12,12 +12,10 @@
  * Set BENCH_HUB_CPU_PROF=<dir> for a V8 CPU profile of each hub child (node --cpu-prof).
  * Writes bench/results/product-cpu.json.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'undici';
 import { MARK } from '../test/support/checkers';
-import { ROOT } from './support/child';
 import { MODEL, productRequest, productScripts } from './support/product-fixtures';
+import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
 
@@ -162,17 +160,8 @@ export function formatProductCpu(r: ProductCpuResult): string {
 
 export async function runProductCpuBench(): Promise<ProductCpuResult> {
   const r = await benchProductCpu();
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/product-cpu.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  writeResult('product-cpu', r);
   return r;
 }
 
-if (require.main === module) {
-  runProductCpuBench().then(
-    (r) => process.stdout.write(`${formatProductCpu(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`product CPU bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsMain('product CPU', runProductCpuBench, formatProductCpu);

@@ -10,11 +10,9 @@
  * Streams are sent 4 at a time (turns share one event loop: at 10 at a time the added p50 grew from
  * ~50 to ~140 ms). Router and hub each run in their own process. Writes bench/results/stream-latency.json.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'undici';
-import { ROOT } from './support/child';
 import { ANSWER, MODEL, productRequest, splitInto } from './support/product-fixtures';
+import { runAsMain, writeResult } from './support/results';
 import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 import { inWaves, pct, timedStream, type TimedStream } from './support/timed-stream';
@@ -123,17 +121,8 @@ export function formatStreamLatency(r: StreamLatencyResult): string {
 
 export async function runStreamLatencyBench(): Promise<StreamLatencyResult> {
   const r = await benchStreamLatency();
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/stream-latency.json'), JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2));
+  writeResult('stream-latency', r);
   return r;
 }
 
-if (require.main === module) {
-  runStreamLatencyBench().then(
-    (r) => process.stdout.write(`${formatStreamLatency(r)}\n`),
-    (err: unknown) => {
-      process.stderr.write(`stream latency bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsMain('stream latency', runStreamLatencyBench, formatStreamLatency);
