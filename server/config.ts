@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { trimEndChars } from './text-scan';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
 
@@ -28,6 +29,8 @@ export interface Config {
   maxChartRecords: number;
   apiKeyHashes: string[];
   traceDir: string;
+  /** How long a trace line may wait to share one file write with the lines after it. */
+  traceFlushMs: number;
   anchor: AnchorSetting | null;
   timezone: string | null;
   logLevel: string;
@@ -37,6 +40,8 @@ export interface Config {
   /** Optional local tokenizer.json for exact record counts without a router round trip. */
   tokenizerJson: string | null;
   tokenizerModels: string[];
+  /** `byte_bound`: later stages skip their pre-call count when a sound bound proves fit (decision 24); `exact`: count every call. */
+  fitProof: 'byte_bound' | 'exact';
   synthRepeatPenalty: number;
   synthDryMultiplier: number;
   drainSeconds: number;
@@ -75,6 +80,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'HUB_MAX_CHART_RECORDS', default: '20000', description: 'Largest number of numbered records accepted in one inline chart.' },
   { name: 'HUB_API_KEYS', default: '(unset: auth off)', description: 'Comma-separated SHA-256 hex digests of accepted API keys.' },
   { name: 'TEAM_TRACE_DIR', default: './trace', description: 'Directory of the per-turn trace (trace.jsonl).' },
+  { name: 'HUB_TRACE_FLUSH_MS', default: '50', description: 'Trace lines finished within this many milliseconds share one file write (0: each is written right after its turn); shutdown writes any still waiting.' },
   { name: 'HUB_ANCHOR', default: '(unset)', description: 'Fixed "today": YYYY-MM-DD, wall_clock or latest_record.' },
   { name: 'HUB_TIMEZONE', default: '(unset: process zone)', description: 'IANA time zone used for wall_clock anchors.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
@@ -83,6 +89,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'HUB_PROMPTS_DIR', default: 'prompts', description: 'Directory of stage prompt files (<stem>.txt).' },
   { name: 'HUB_TOKENIZER_JSON', default: '(unset)', description: 'Path of a tokenizer.json for exact local counting of record costs (chat prompts are still counted by the router).' },
   { name: 'HUB_TOKENIZER_MODELS', default: '(unset: every model)', description: 'Comma-separated router model ids HUB_TOKENIZER_JSON is exact for.' },
+  { name: 'HUB_FIT_PROOF', default: 'byte_bound', description: 'byte_bound: a model call skips its pre-call token count when a sound bound (UTF-8 bytes plus the template, for a tokenizer probed to spend at least one byte per token) proves it fits; the exact figure is then the router\'s prompt_tokens. exact: every guarded call is counted first.' },
   { name: 'SYNTH_REPEAT_PENALTY', default: '1.15', description: 'Writer repeat penalty when the profile sets none.' },
   { name: 'SYNTH_DRY_MULTIPLIER', default: '0', description: 'Writer DRY multiplier when the profile sets none.' },
   { name: 'HUB_DRAIN_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests may finish before they are settled and closed.' },
@@ -117,7 +124,7 @@ function url(env: Env, name: string, dflt: string): string {
     throw new ConfigError(name, `not a valid URL: '${redactUrlLike(v)}'`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
-  return v.replace(/\/+$/, '');
+  return trimEndChars(v, '/'); // a scan: `/\/+$/` retried a run of slashes from each of its positions
 }
 
 function redactUrlLike(v: string): string {
@@ -180,6 +187,12 @@ function tokenizerJson(env: Env, root: string): string | null {
   return file;
 }
 
+function fitProof(env: Env): Config['fitProof'] {
+  const v = (raw(env, 'HUB_FIT_PROOF') ?? 'byte_bound').toLowerCase();
+  if (v !== 'byte_bound' && v !== 'exact') throw new ConfigError('HUB_FIT_PROOF', `expected byte_bound or exact, got '${v}'`);
+  return v;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env, root: string = process.cwd()): Config {
   const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -203,6 +216,7 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     maxChartRecords: num(env, 'HUB_MAX_CHART_RECORDS', 20000, { min: 1, integer: true }),
     apiKeyHashes: apiKeyHashes(env),
     traceDir: path.resolve(root, raw(env, 'TEAM_TRACE_DIR') ?? 'trace'),
+    traceFlushMs: num(env, 'HUB_TRACE_FLUSH_MS', 50, { min: 0, integer: true }),
     anchor: anchorSetting(env),
     timezone: timezone(env),
     logLevel,
@@ -211,6 +225,7 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     promptsDir: path.resolve(root, raw(env, 'HUB_PROMPTS_DIR') ?? 'prompts'),
     tokenizerJson: tokenizerJson(env, root),
     tokenizerModels: (raw(env, 'HUB_TOKENIZER_MODELS') ?? '').split(',').map((m) => m.trim()).filter(Boolean),
+    fitProof: fitProof(env),
     synthRepeatPenalty: num(env, 'SYNTH_REPEAT_PENALTY', 1.15, { min: 0 }),
     synthDryMultiplier: num(env, 'SYNTH_DRY_MULTIPLIER', 0, { min: 0 }),
     drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),

@@ -22,7 +22,9 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
 // `\s*` the match could start at every blank line of a long run of newlines and rescan the whole run
 // from each (quadratic — 80,000 newlines in a model answer blocked the event loop for seconds while its
 // trace line was written). The separator may still span lines, so `password\n=\nsecret` stays redacted.
-const INI_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(.*)$/gm;
+// The value starts at a non-space (`\S.*`, not `.*`): the greedy `\s*` before it already took every
+// blank, so the match is the same and the two quantifiers share no character.
+const INI_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(?:\S.*)?$/gm;
 const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const MAX_DEPTH = 64;
 
@@ -30,7 +32,8 @@ const MAX_DEPTH = 64;
 export function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    // `APIKey` → `API Key`: a lookahead, not `([A-Z]+)([A-Z][a-z])`, which rescanned a long capital run from each letter.
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((w) => w.toLowerCase())

@@ -4,6 +4,7 @@
  * declared indices without any usage are attached only where they cannot be mis-scoped.
  */
 import { citationMarkers } from '../engine/answer-parse';
+import { trailingRunStart } from '../text-scan';
 import type { TableBlock } from '../engine/types';
 import type { ContractIssue } from './contracts';
 
@@ -30,8 +31,11 @@ function gluedSpan(text: string, start: number, end: number): string {
 /** `[18, 17, 15]` → `[18][17][15]` (deduplicated, order kept); malformed forms are reported, not touched. */
 export function canonicalizeCitationGroups(text: string): CanonicalizedCitations {
   const malformed: string[] = [];
+  const reported = new Set<string>(); // not `malformed.includes`: quadratic over thousands of groups
   const report = (s: string) => {
-    if (!malformed.includes(s)) malformed.push(s);
+    if (reported.has(s)) return;
+    reported.add(s);
+    malformed.push(s);
   };
   let changed = false;
   const out = text.replace(/\[([^[\]]*)\]/g, (whole: string, inner: string, offset: number) => {
@@ -98,7 +102,8 @@ const COORDINATED = /,\s*(?:and|but|or|nor|yet|so)\b/i;
 const NO_UPCOMING = /^(?:there\s+(?:is|are)\s+)?no\s+(?:upcoming|future|next|scheduled)\b/i;
 const APPOINTMENT_KIND = String.raw`(?:appointments?|return[- ]visits?(?:\s+dates?)?|follow[- ]?ups?(?:\s+visits?)?|scheduled\s+visits?|visits?|encounters?)`;
 // "appointment, follow-up, or return visit": one list of kinds of appointment, not two claims.
-const APPOINTMENT_LIST = new RegExp(String.raw`${APPOINTMENT_KIND}(?:\s*(?:,|/)?\s*(?:(?:or|and)\s+)?${APPOINTMENT_KIND})+`, 'gi');
+// `\s*(?:[,/]\s*)?`, not `\s*(?:,|/)?\s*`: the same separators, but two adjacent `\s*` split a blank run every way (quadratic).
+const APPOINTMENT_LIST = new RegExp(String.raw`${APPOINTMENT_KIND}(?:\s*(?:[,/]\s*)?(?:(?:or|and)\s+)?${APPOINTMENT_KIND})+`, 'gi');
 
 function isSimpleClaim(sentence: string): boolean {
   return !sentence.includes(';') && !COORDINATED.test(sentence);
@@ -120,7 +125,7 @@ export function isSingleClaim(prose: string): boolean {
 function appendMarkers(text: string, indices: number[]): string {
   const markers = indices.map((i) => `[${i}]`).join('');
   const trimmed = text.trimEnd();
-  const punct = /[.!?]+$/.exec(trimmed)?.[0] ?? '';
+  const punct = trimmed.slice(trailingRunStart(trimmed, '.!?')); // a scan: `/[.!?]+$/` was quadratic on a long run
   const body = trimmed.slice(0, trimmed.length - punct.length).trimEnd();
   return `${body} ${markers}${punct}`;
 }

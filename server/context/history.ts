@@ -10,8 +10,12 @@
 import { contextError } from '../errors';
 import type { ChatMessageLike } from './inline-chart';
 
-/** `[3]`, `[1, 2]`, `[4-6]` with the horizontal space before it, so no gap is left before punctuation. */
-const CITATION_MARKER = /[ \t]*\[\d+(?:\s*[,;–-]\s*\d+)*\]/g;
+/**
+ * `[3]`, `[1, 2]`, `[4-6]` with the horizontal space before it, so no gap is left before punctuation.
+ * Starts only where a space run starts (`(?<![ \t])`), else a long run is rescanned from each of its
+ * positions (quadratic); a match from inside a run also matches from its start, so results are the same.
+ */
+const CITATION_MARKER = /(?<![ \t])[ \t]*\[\d+(?:\s*[,;–-]\s*\d+)*\]/g;
 
 export interface StrippedConversation<M extends ChatMessageLike> {
   messages: M[];
@@ -27,7 +31,8 @@ function stripText(text: string): { text: string; count: number } {
       return '';
     })
     .replace(/ {2,}/g, ' ')
-    .replace(/^ +| +$/gm, '');
+    // A trailing run is matched from its first space only (a lookbehind), not retried from each of its spaces.
+    .replace(/^ +|(?<! ) +$/gm, '');
   return { text: out, count };
 }
 

@@ -7,7 +7,9 @@ import type { EvidenceLedger, EvidenceRecord } from './types';
 
 export const CHART_MARKER = 'Patient records (most recent first):';
 
-const RECORD_LINE = /^\[(\d+)\]\s*(.*)$/;
+// The body starts at a non-space: with `\s*(.*)$` both quantifiers could take the blanks, and a
+// line break inside the body (U+2028, a lone CR) made the failing match retry every split (quadratic).
+const RECORD_LINE = /^\[(\d+)\]\s*((?:\S.*)?)$/;
 const DATE_PREFIX = /^\((\d{4}-\d{2}-\d{2})\)\s*/;
 /** Text that follows the records in the chart serializers' layout (clients.md §3); never part of a record. */
 const CHART_TRAILER = /^(Clinician's query:|Records ranked by similarity to the query:)/;
@@ -56,12 +58,16 @@ function splitAtTrailer(text: string): { chart: string; trailer: string } {
   const lines = text.split(/\r?\n/);
   const at = lines.findIndex((l) => CHART_TRAILER.test(l.trim()));
   if (at < 0) return { chart: text, trailer: '' };
-  return { chart: lines.slice(0, at).join('\n').replace(/\s+$/, ''), trailer: lines.slice(at).join('\n').trim() };
+  // trimEnd, not `/\s+$/` (retried from every blank of a long run: quadratic).
+  return { chart: lines.slice(0, at).join('\n').trimEnd(), trailer: lines.slice(at).join('\n').trim() };
 }
 
+const QUERY_LABEL = "Clinician's query:";
+
+/** The text after the first `Clinician's query:`, trimmed: indexOf, as `:\s*([\s\S]*)$` had overlapping quantifiers. */
 function questionFromTrailer(trailer: string): string {
-  const m = /Clinician's query:\s*([\s\S]*)$/.exec(trailer);
-  return (m ? m[1] : '').trim();
+  const at = trailer.indexOf(QUERY_LABEL);
+  return at < 0 ? '' : trailer.slice(at + QUERY_LABEL.length).trim();
 }
 
 /** Finds the chart and the question in the conversation (decision 20). */

@@ -21,7 +21,8 @@ export interface StageInstructions {
 export function buildContextMessage(parts: { temporalFacts?: string; chart: string }): SharedBlock {
   const blocks: string[] = [];
   if (parts.temporalFacts) blocks.push(parts.temporalFacts);
-  blocks.push(`${CHART_MARKER}\n${parts.chart.replace(/\s+$/, '')}`);
+  // trimEnd, not `/\s+$/`: the regex retried a blank run from each of its positions (quadratic).
+  blocks.push(`${CHART_MARKER}\n${parts.chart.trimEnd()}`);
   return new SharedBlock(blocks.join('\n\n'));
 }
 

@@ -20,7 +20,28 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME_WINDOW = /^\d+(?:\.\d+)?[-_]?(?:h|hrs?|hours?|d|days?|w|wks?|weeks?|m|mos?|mons?|months?|y|yrs?|years?)$/;
 /** Labelled identifiers: the label and the value form one exact phrase (`order number: 12345`). */
 const EXPLICIT_ID = /\b(?:concept id|record id|order id|order number|identifier|uuid|code|id)\s*[:#]\s*[A-Za-z0-9]+(?:[-_.:/][A-Za-z0-9]+)*/gi;
-const QUOTED = /"([^"]+)"|“([^”]+)”/g;
+
+/**
+ * Phrases in `"…"` or `“…”` (non-empty, up to the first closing quote), left to right as the former
+ * `/"([^"]+)"|“([^”]+)”/g` found them. By hand: that regex rescanned the rest of the text from every
+ * unclosed `“` (quadratic on a run of them); here each closing quote is searched for once.
+ */
+function quotedPhrases(text: string): string[] {
+  const out: string[] = [];
+  // Next index of each closing quote at or after the current search start (-1: none left).
+  const nextClose = new Map<string, number>();
+  for (let i = 0; i < text.length; i++) {
+    const close = text[i] === '"' ? '"' : text[i] === '“' ? '”' : null;
+    if (close === null) continue;
+    let end = nextClose.get(close);
+    if (end === undefined || (end !== -1 && end <= i)) nextClose.set(close, (end = text.indexOf(close, i + 1)));
+    if (end > i + 1) {
+      out.push(text.slice(i + 1, end));
+      i = end;
+    }
+  }
+  return out;
+}
 
 /**
  * Words that say nothing about which evidence is relevant: function words, question words, and
@@ -137,7 +158,7 @@ export function exactTerms(question: string): string[][] {
   };
   for (const token of tokenize(question)) if (isExactToken(token)) add([token]);
   for (const m of question.matchAll(EXPLICIT_ID)) add(tokenize(m[0].toLowerCase()));
-  for (const m of question.matchAll(QUOTED)) add(tokenize(m[1] ?? m[2] ?? ''));
+  for (const phrase of quotedPhrases(question)) add(tokenize(phrase));
   return found;
 }
 

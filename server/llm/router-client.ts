@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
+import { trimEndChars } from '../text-scan';
 import { encodeJsonBody } from './shared-block';
 import { SlotSemaphore, abortErrorFrom, withEvidence } from './slots';
 import {
@@ -68,7 +69,7 @@ class LlamaRouterClient implements RouterClient {
   constructor(opts: RouterClientOptions) {
     const url = new URL(opts.baseUrl);
     this.baseUrl = opts.baseUrl;
-    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.prefix = trimEndChars(url.pathname, '/'); // not `/\/+$/`: quadratic on a run of slashes
     this.semaphore = new SlotSemaphore(opts.maxConcurrency, opts.maxQueue);
     this.maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.discoveryTimeoutMs = opts.discoveryTimeoutMs;

@@ -9,7 +9,9 @@ import type { ScriptedReply } from './fake-router';
 
 // ---------------------------------------------------------------- tokenizer & template
 
-const PIECE_RE = /\s*[A-Za-z0-9]+|\s*[^\sA-Za-z0-9]|\s+/gu;
+// Blanks join the piece after them (a trailing run is a piece of its own). `(?<!\s)`: a piece starts
+// only where a blank run starts, which is where every match starts anyway (the lint cannot see that).
+const PIECE_RE = /(?<!\s)\s*(?:[A-Za-z0-9]+|[^\sA-Za-z0-9])|\s+/gu;
 
 /** Deterministic fake tokenizer: pieces concatenate exactly to `text` (every character falls in one alternative). */
 export function fakeTokenize(text: string): string[] {
