@@ -2,6 +2,7 @@
 import { formatConcurrentStreams, runConcurrentStreamsBench } from './concurrent-streams';
 import { formatContextSelection, runContextSelectionBench } from './context-selection';
 import { formatEngineCpu, runEngineCpuBench } from './engine-cpu';
+import { formatHostileLoad, runHostileLoadBench } from './hostile-load';
 import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
 import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatMemory(await runMemoryBench())}\n`);
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
+  process.stdout.write(`${formatHostileLoad(await runHostileLoadBench())}\n`);
 }
 
 main().catch((err: unknown) => {

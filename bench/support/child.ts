@@ -46,14 +46,18 @@ export interface BenchChild {
 
 export interface SpawnOptions {
   env?: Record<string, string>;
+  /** false: the child sees only `env` and PATH, HOME, TMPDIR, TZ of this process (a test's hub must not read the shell's HUB_* or LLM_*). */
+  inheritEnv?: boolean;
   readyTimeoutMs?: number;
 }
+
+const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'TZ'];
 
 /** Spawns `node <nodeArgs…>` with stdout piped (for READY) and an IPC channel. */
 export async function spawnBenchChild(nodeArgs: string[], opts: SpawnOptions = {}): Promise<BenchChild> {
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
-    env: { ...process.env, ...opts.env },
+    env: { ...(opts.inheritEnv === false ? Object.fromEntries(BASE_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]])) : process.env), ...opts.env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   let exited = false;
@@ -115,6 +119,15 @@ export function vmRssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+/** CPU time (user + system, ms) of any process, read from outside (/proc/<pid>/stat): for children that answer no IPC. */
+export function procCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
 }
 
 /** An idle Node process with the same IPC channel as the other children (the memory baseline). */

@@ -1,7 +1,8 @@
 /**
  * A hub in its own process for benchmarks that need its CPU time or resident memory alone: configured
  * from the environment like production (loadConfig), prints `READY <url>`, answers `{ type: 'usage' }`
- * (and `{ type: 'gc' }` when started with --expose-gc) over IPC, and closes on SIGTERM or when the parent goes away.
+ * (and `{ type: 'gc' }` when started with --expose-gc) and `{ type: 'prototypes' }` over IPC, and closes on SIGTERM
+ * or when the parent goes away (a hub that does not close within 10 s is ended, so it never outlives its parent).
  */
 import { loadConfig } from '../../server/config';
 import { startHub } from '../../server/main';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    setTimeout(() => process.exit(0), 10_000).unref();
     // process.exit() (not a natural exit) would skip --cpu-prof output, so let the loop drain instead.
     void hub.close().finally(() => {
       if (process.connected) process.disconnect();
@@ -23,17 +25,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('disconnect', stop);
-  process.on('message', (msg: { type?: string }) => {
+  process.on('message', (msg: { type?: string; rounds?: number }) => {
     if (msg?.type === 'usage') {
       const slots = hub.routerSlots();
       process.send?.(answerUsage({ activeTurns: hub.activeTurns(), startedTurns: hub.startedTurns(), routerInFlight: slots.inFlight, routerQueued: slots.queued }));
     }
-    // Only with --expose-gc (spawnHub({ exposeGc: true })): tells garbage apart from live memory.
-    if (msg?.type === 'gc') {
-      (globalThis as { gc?: () => void }).gc?.();
-      process.send?.({ type: 'gc', collected: typeof (globalThis as { gc?: unknown }).gc === 'function' });
+    // Only with --expose-gc (spawnHub({ exposeGc: true })): tells garbage apart from live memory. `rounds`
+    // collections, each followed by a turn of the loop (finalisers, closed sockets), then the heap in use.
+    if (msg?.type === 'gc') void collect(msg.rounds ?? 1).then((collected) => process.send?.({ type: 'gc', collected, heapUsedBytes: process.memoryUsage().heapUsed }));
+    // What hostile input may have added to the shared prototypes of this process.
+    if (msg?.type === 'prototypes') {
+      process.send?.({ type: 'prototypes', objectKeys: Object.getOwnPropertyNames(Object.prototype).sort(), polluted: ({} as Record<string, unknown>).polluted !== undefined });
     }
   });
+}
+
+async function collect(rounds: number): Promise<boolean> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') return false;
+  for (let i = 0; i < rounds; i++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,7 @@
 /**
- * Starts the hub in its own process (bench/support/hub-process.ts) for benchmarks that read its CPU time
- * or resident memory alone. The hub sources are compiled once per run to plain JavaScript in a temporary
+ * Starts the hub in its own process (bench/support/hub-process.ts) for benchmarks that read its CPU time,
+ * resident memory or event-loop delay alone, and for tests whose load must not share the hub's event loop
+ * (test/support/hub-process.ts). The hub sources are compiled once per run to plain JavaScript in a temporary
  * directory (swc, as scripts/register-ts.js does), so the child runs like `npm start` does — without a
  * TypeScript compiler loaded in it inflating its RSS or its CPU.
  * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof),
@@ -12,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, spawnBenchChild, type BenchChild } from './child';
 
-let builtEntry: string | undefined;
+let built: { dir: string; entry: string } | undefined;
 
 function tsFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -24,7 +25,7 @@ function tsFiles(dir: string): string[] {
 
 /** Compiles server/** plus the hub entry to a temporary directory once; returns the entry's path. */
 export function buildHubJs(): string {
-  if (builtEntry) return builtEntry;
+  if (built) return built.entry;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-hub-'));
   process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   const files = [...tsFiles(path.join(ROOT, 'server')), path.join(__dirname, 'hub-process.ts'), path.join(__dirname, 'child.ts')];
@@ -38,25 +39,60 @@ export function buildHubJs(): string {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, code);
   }
-  builtEntry = path.join(out, 'bench/support/hub-process.js');
-  return builtEntry;
+  built = { dir: out, entry: path.join(out, 'bench/support/hub-process.js') };
+  return built.entry;
+}
+
+/** Removes the compiled hub (once its children are stopped) where no 'exit' handler runs: a jest test file's sandbox. */
+export function removeHubJs(): void {
+  if (built) fs.rmSync(built.dir, { recursive: true, force: true });
+  built = undefined;
 }
 
 export interface SpawnedHub extends BenchChild {
   /** Turns the hub is running right now and router calls in flight (asked over IPC). */
   counters(): Promise<Record<string, number>>;
-  /** A full garbage collection in the hub (needs `exposeGc`). */
-  gc(): Promise<void>;
+  /** `rounds` full garbage collections in the hub, a turn of its loop after each (needs `exposeGc`); resolves with its heap in use. */
+  gc(rounds?: number): Promise<number>;
+  /** Object.prototype's own keys in the hub process (sorted), and whether `{}.polluted` is set there. */
+  prototypes(): Promise<{ objectKeys: string[]; polluted: boolean }>;
+  /** The hub's own event-loop delay since the previous scrape of its /metrics (see LoopLag). */
+  loopLag(): Promise<LoopLag>;
+}
+
+/**
+ * The hub's event-loop delay as its `GET /metrics` reports it (prom-client default metrics, prefix
+ * `hub_`): a perf_hooks histogram sampled every 10 ms (prom-client's eventLoopMonitoringPrecision), whose
+ * values are the intervals between samples — an idle loop reads ~10 ms, a stall of S ms reads S to S + 10.
+ * prom-client resets the histogram at every scrape, so each figure covers the time since the last one.
+ */
+export interface LoopLag {
+  maxMs: number;
+  p99Ms: number;
+  p50Ms: number;
+  meanMs: number;
+}
+
+export async function scrapeLoopLag(hubUrl: string): Promise<LoopLag> {
+  const res = await fetch(`${hubUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  const gauge = (name: string): number => {
+    const m = new RegExp(`^hub_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text);
+    if (!m) throw new Error(`hub /metrics (${res.status}) has no hub_nodejs_eventloop_lag_${name}_seconds`);
+    return Number(m[1]) * 1000;
+  };
+  return { maxMs: gauge('max'), p99Ms: gauge('p99'), p50Ms: gauge('p50'), meanMs: gauge('mean') };
 }
 
 /** A hub child on loopback, configured from `env` (LLM_BASE_URL at least), tracing into a temporary directory. */
-export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean } = {}): Promise<SpawnedHub> {
+export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean; inheritEnv?: boolean } = {}): Promise<SpawnedHub> {
   const entry = buildHubJs();
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-trace-'));
   const profDir = process.env.BENCH_HUB_CPU_PROF;
   try {
     const flags = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir)] : []), ...(opts.exposeGc ? ['--expose-gc'] : [])];
     const child = await spawnBenchChild([...flags, entry], {
+      inheritEnv: opts.inheritEnv,
       env: {
         PORT: '0',
         HOST: '127.0.0.1',
@@ -72,10 +108,16 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
     return {
       ...child,
       counters: async () => (await child.usage()).counters,
-      gc: async () => {
-        const r = await child.ask<{ collected: boolean }>({ type: 'gc' });
+      gc: async (rounds = 1) => {
+        const r = await child.ask<{ collected: boolean; heapUsedBytes: number }>({ type: 'gc', rounds });
         if (!r.collected) throw new Error('hub child was not started with --expose-gc');
+        return r.heapUsedBytes;
       },
+      prototypes: async () => {
+        const { objectKeys, polluted } = await child.ask<{ objectKeys: string[]; polluted: boolean }>({ type: 'prototypes' });
+        return { objectKeys, polluted };
+      },
+      loopLag: () => scrapeLoopLag(child.url),
       async stop() {
         try {
           await child.stop();

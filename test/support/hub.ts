@@ -49,15 +49,24 @@ export async function traceLines(hub: RunningHub, dir?: string): Promise<Array<R
  * router's scripts and records cleared before each test. Read `ctx.router` / `ctx.hub` inside tests.
  */
 export function useRouterAndHub(opts: { models?: string[]; env?: Record<string, string> } = {}): { router: FakeRouter; hub: RunningHub } {
-  const ctx = {} as { router: FakeRouter; hub: RunningHub };
+  return useRouterWith(opts, startTestHub, (hub) => hub.close());
+}
+
+/** The lifecycle of useRouterAndHub for any hub: `start` gets the env with LLM_BASE_URL set to the router. */
+export function useRouterWith<H>(opts: { models?: string[]; env?: Record<string, string> }, start: (env: Record<string, string>) => Promise<H>, stop: (hub: H) => Promise<void>): { router: FakeRouter; hub: H } {
+  const ctx = {} as { router: FakeRouter; hub: H };
   beforeAll(async () => {
     ctx.router = new FakeRouter({ models: opts.models ?? ['gemma-4-12b'] });
     await ctx.router.start();
-    ctx.hub = await startTestHub({ LLM_BASE_URL: ctx.router.baseUrl, ...opts.env });
+    ctx.hub = await start({ LLM_BASE_URL: ctx.router.baseUrl, ...opts.env });
   });
   afterAll(async () => {
-    await ctx.hub.close();
-    await ctx.router.stop();
+    // Whatever failed before (a test, or the hub's start), the router and any hub started go.
+    try {
+      if (ctx.hub) await stop(ctx.hub);
+    } finally {
+      await ctx.router?.stop();
+    }
   });
   beforeEach(() => ctx.router.reset());
   return ctx;

@@ -51,6 +51,19 @@ export interface FuzzCase {
 export const FUZZ_MAX_BODY_BYTES = 1024 * 1024;
 /** Chart record limit the fuzz hub runs with (HUB_MAX_CHART_RECORDS). */
 export const FUZZ_MAX_CHART_RECORDS = 6000;
+/** The corpus the fuzz suite and the hostile-load benchmark send unless FUZZ_SEED names another. */
+export const FUZZ_DEFAULT_SEED = 20260710;
+/** Models the fake router lists for a fuzz hub. */
+export const FUZZ_ROUTER_MODELS = ['gemma-4-12b', 'qwen3.5-9b'];
+/** How a fuzz hub is configured (besides LLM_BASE_URL): the limits above, a deep router queue, fast heartbeats. */
+export const FUZZ_HUB_ENV: Readonly<Record<string, string>> = {
+  HUB_ANCHOR: '2026-03-10',
+  HUB_MAX_BODY_BYTES: String(FUZZ_MAX_BODY_BYTES),
+  HUB_MAX_CHART_RECORDS: String(FUZZ_MAX_CHART_RECORDS),
+  ROUTER_MAX_CONCURRENCY: '4',
+  ROUTER_MAX_QUEUE: '4096',
+  HUB_SSE_HEARTBEAT_SECONDS: '0.1',
+};
 
 const JSON_TYPE = 'application/json';
 
@@ -181,7 +194,7 @@ export interface BuildOptions {
 
 /**
  * Bodies per category at scale 1 (2,036 in all). Rejections are cheap (~3 ms), turns cost 5–45 ms of
- * CPU in this single process (hub, fake router and client share it), so turn-running categories are
+ * CPU (hub, fake router and client together, on a machine of two cores), so turn-running categories are
  * kept to what covers them and the cheap ones carry the volume.
  */
 export const CATEGORY_COUNTS: Readonly<Record<Category, number>> = {

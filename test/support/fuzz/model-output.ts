@@ -5,9 +5,9 @@
  * Calls without a tag (e.g. a fact check that only sees statements) pick a variant from a hash of the
  * request, so a run stays deterministic for a given seed.
  */
-import type { FakeRouter, RecordedRequest } from '../fake-router';
+import type { FakeRouter, RecordedRequest, ScriptedReply } from '../fake-router';
 import { MARK, askedPairs, userText } from '../checkers';
-import type { Rng } from './rng';
+import { Rng } from './rng';
 
 /**
  * Text that would open a forged frame, or break a line reader, if the hub wrote it raw: CR, LF, CRLF,
@@ -192,12 +192,25 @@ function listOutput(kind: 'claims' | 'review' | 'inDepthReview' | 'grounding', v
 }
 
 /**
- * Installs one catch-all reply on the router: the call kind comes from the prompt markers, the case
- * from the tag in the request. `plans` maps case id → plan; untagged or unplanned calls answer plainly
- * (tagged) or from a hash-chosen plan (untagged fact checks of hostile cases).
+ * A short name for a plan, for logs: the calls whose output is not plain JSON, e.g.
+ * `answer=blank_lines review=deep`; `json` when every call answers (hostile-texted) JSON, `plain` for the
+ * well-behaved plan, which is also what the router answers a case without a plan with.
  */
-export function scriptHostileRouter(router: FakeRouter, plans: ReadonlyMap<number, OutputPlan>, baseRng: Rng): void {
-  router.script({
+export function planName(plan: OutputPlan | undefined): string {
+  if (plan === undefined || plan === PLAIN_PLAN) return 'plain';
+  const odd = (['answer', 'claims', 'review', 'inDepthReview', 'grounding'] as const).filter((k) => plan[k] !== 'json').map((k) => `${k}=${plan[k]}`);
+  return odd.length > 0 ? odd.join(' ') : 'json';
+}
+
+/**
+ * One catch-all reply for the router: the call kind comes from the prompt markers, the case from the
+ * tag in the request. `plans` maps case id → plan; untagged or unplanned calls answer plainly (tagged)
+ * or from a hash-chosen plan (untagged fact checks of hostile cases). The same `seed` (the run's) and
+ * plans give the same output, in this process or in a router process of its own.
+ */
+export function hostileReply(plans: ReadonlyMap<number, OutputPlan>, seed: number): ScriptedReply {
+  const baseRng = new Rng(seed ^ 0x1234567);
+  return {
     reply: (req) => {
       const text = userText(req);
       const tag = /FZ(\d+)Z/.exec(text);
@@ -213,7 +226,12 @@ export function scriptHostileRouter(router: FakeRouter, plans: ReadonlyMap<numbe
       if (text.includes(MARK.inDepth)) return listOutput('claims', p.claims, rng, req, plain);
       return answerOutput(p.answer, rng, plain);
     },
-  });
+  };
+}
+
+/** Installs hostileReply on an in-process router. */
+export function scriptHostileRouter(router: FakeRouter, plans: ReadonlyMap<number, OutputPlan>, seed: number): void {
+  router.script(hostileReply(plans, seed));
 }
 
 function hash(s: string): number {
