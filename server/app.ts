@@ -8,6 +8,7 @@ import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
 import type { LocalTokenizer } from './llm/tokens';
+import type { FitBounds } from './llm/fit-bound';
 import type { TraceSink } from './trace/writer';
 import type { HubMetrics } from './metrics';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
@@ -24,6 +25,7 @@ export interface AppDeps {
   router: RouterClient;
   sources: SourceRegistry;
   localTokenizer?: LocalTokenizer | null;
+  fitBounds?: FitBounds | null;
   trace: TraceSink;
   metrics?: HubMetrics | null;
   turns?: { active: number; started: number };
@@ -84,9 +86,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(express.json({ limit: deps.config.maxBodyBytes, type: () => true, strict: true }));
   app.use(bodyErrors);
   const startedAt = performance.now();
-  const openapi = buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA);
+  // Built on the first request for it: most hubs never serve the document, and start-up stays lean.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
   const router = express.Router();
-  mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => openapi });
+  mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)) });
   const metrics = deps.metrics;
   if (metrics) {
     router.get('/metrics', async (_req: Request, res: Response) => {
@@ -95,7 +98,7 @@ export function createApp(deps: AppDeps): express.Express {
     });
   }
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

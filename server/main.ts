@@ -9,6 +9,7 @@ import { loadCatalog } from './profiles/catalog';
 import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
 import { loadLocalTokenizer } from './llm/tokens';
+import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
@@ -55,13 +56,14 @@ export async function startHub(config: Config): Promise<RunningHub> {
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords })]);
   const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
-  const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'));
+  const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'), 'trace.jsonl', config.traceFlushMs);
   const turns = { active: 0, started: 0 };
   const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
   const stopping = new AbortController();
   // Every running turn listens for the end of the drain period (and removes its listener when done).
   setMaxListeners(Infinity, stopping.signal);
-  const app = createApp({ config, catalog, router, sources, localTokenizer, trace, metrics, turns, logger, shutdown: stopping.signal });
+  const fitBounds = config.fitProof === 'byte_bound' ? createFitBounds(router) : null;
+  const app = createApp({ config, catalog, router, sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;

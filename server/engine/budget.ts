@@ -13,20 +13,39 @@ import type { EngineDeps, TurnState } from './types';
 export interface BudgetMeasurement {
   stage: string;
   model: string;
-  input_tokens: number;
+  /** Exact prompt tokens: counted before the call, or (method `byte_bound`) the router's reported figure after it. */
+  input_tokens: number | null;
   output_tokens: number;
   context_window: number;
+  /** Present when fit was proven without a pre-call count (decision 24): how, and the bound that proved it. */
+  method?: 'byte_bound';
+  input_bound?: number;
 }
 
-/** Applies the guard to a request body (mutating `max_tokens`) and records the measurement; returns the input tokens. */
-export async function guardCall(turn: TurnState, stage: string, body: ChatRequest): Promise<number | null> {
+/**
+ * Applies the guard to a request body (mutating `max_tokens`) and records the measurement. A prompt
+ * already counted (the Answer, measured by selection) uses that count; otherwise a sound upper bound
+ * that fits the window (decision 24) spares the pre-call count; otherwise it is counted exactly and a
+ * call that cannot fit is refused before it reaches the router.
+ */
+export async function guardCall(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, stage: string, body: ChatRequest): Promise<BudgetMeasurement | null> {
   const budget = turn.profile.context;
   if (!budget.exactTokenizer || !turn.tokens) return null;
   const reserved = budget.reservedOutputTokens;
   const requested = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : reserved;
   body.max_tokens = Math.min(requested, reserved);
-  const input = await turn.tokens.countChat(body);
-  turn.budgets.push({ stage, model: body.model, input_tokens: input, output_tokens: body.max_tokens, context_window: budget.window });
+  const measurement: BudgetMeasurement = { stage, model: body.model, input_tokens: null, output_tokens: body.max_tokens, context_window: budget.window };
+  const known = turn.tokens.knownChatCount(body);
+  const bound = known || !deps.fitBounds ? null : await deps.fitBounds.bound(body);
+  if (bound !== null && bound + body.max_tokens <= budget.window) {
+    measurement.method = 'byte_bound';
+    measurement.input_bound = bound;
+    turn.budgets.push(measurement);
+    return measurement;
+  }
+  const input = await (known ?? turn.tokens.countChat(body));
+  measurement.input_tokens = input;
+  turn.budgets.push(measurement);
   if (input + body.max_tokens > budget.window) {
     throw contextError(
       'insufficient_context',
@@ -35,7 +54,7 @@ export async function guardCall(turn: TurnState, stage: string, body: ChatReques
       `The ${stage} prompt for model '${body.model}' needs ${input} input tokens plus ${body.max_tokens} output tokens, more than its ${budget.window}-token window.`,
     );
   }
-  return input;
+  return measurement;
 }
 
 function promptText(body: ChatRequest): string {
@@ -66,15 +85,17 @@ async function recordPrefixShare(turn: TurnState, stage: string, body: ChatReque
 
 /** A guarded, accounted model call: budget guard, slot-bound router call, usage summed on the turn. */
 export async function callModel(turn: TurnState, deps: EngineDeps, stage: string, body: ChatRequest): Promise<ChatResult> {
-  const inputTokens = await guardCall(turn, stage, body);
+  const measurement = await guardCall(turn, deps, stage, body);
   const isAnswer = stage === 'answer' && turn.answerPrompt === null;
   if (isAnswer) turn.answerPrompt = promptText(body);
   const opts: CallOptions = { signal: turn.signal, slots: turn.slots };
   const result = await deps.router.chat(body, opts);
+  // A call proven to fit without a count: the router's own figure is the exact one (decision 24).
+  if (measurement && measurement.input_tokens === null) measurement.input_tokens = result.usage.prompt_tokens;
   addUsage(turn.usage, result.usage);
   deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
   turn.timing.modelMs += result.routerMs;
   turn.timing.queueMs += result.queueWaitMs;
-  if (!isAnswer && inputTokens !== null) await recordPrefixShare(turn, stage, body, inputTokens, result.usage.cached_tokens);
+  if (!isAnswer && measurement?.input_tokens != null) await recordPrefixShare(turn, stage, body, measurement.input_tokens, result.usage.cached_tokens);
   return result;
 }

@@ -26,12 +26,18 @@ export function checkerSampling(turn: TurnState, deps: EngineDeps, role: Extract
   };
 }
 
-/** Whether a request fits the profile's window with its output reserve (exact count; always true without a budget). */
-export async function fitsWindow(turn: TurnState, body: ChatRequest): Promise<boolean> {
+/**
+ * Whether a request fits the profile's window with its output reserve (always true without a budget):
+ * a sound bound that fits proves it without a count (decision 24); otherwise the exact count decides.
+ */
+export async function fitsWindow(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, body: ChatRequest): Promise<boolean> {
   const budget = turn.profile.context;
   if (!budget.exactTokenizer || !turn.tokens) return true;
   const output = Math.min(typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : budget.reservedOutputTokens, budget.reservedOutputTokens);
-  const input = await turn.tokens.countChat(body);
+  const known = turn.tokens.knownChatCount(body);
+  const bound = known || !deps.fitBounds ? null : await deps.fitBounds.bound(body);
+  if (bound !== null && bound + output <= budget.window) return true;
+  const input = await (known ?? turn.tokens.countChat(body));
   return input + output <= budget.window;
 }
 

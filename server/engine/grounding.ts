@@ -61,9 +61,9 @@ export function factCheckIO(turn: TurnState, deps: EngineDeps, stage: string, in
     if (chosen.has(items)) return chosen.get(items)!;
     const shared = factCheckRequest(turn, deps, instructions, items, true);
     let body: ChatRequest | null = shared;
-    if (!(await fitsWindow(turn, shared))) {
+    if (!(await fitsWindow(turn, deps, shared))) {
       const alone = factCheckRequest(turn, deps, instructions, items, false);
-      body = (await fitsWindow(turn, alone)) ? alone : null;
+      body = (await fitsWindow(turn, deps, alone)) ? alone : null;
     }
     chosen.set(items, body);
     return body;

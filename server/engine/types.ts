@@ -8,6 +8,7 @@ import type { Catalog } from '../profiles/catalog';
 import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
 import type { BudgetMeasurement } from './budget';
+import type { FitBounds } from '../llm/fit-bound';
 import type { HubMetrics } from '../metrics';
 import type { Reference } from './references';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
@@ -171,6 +172,8 @@ export interface EngineDeps {
   localTokenizer?: LocalTokenizer | null;
   /** Prometheus metrics; absent in unit tests and benchmarks that do not need them. */
   metrics?: HubMetrics | null;
+  /** Proves a prompt fits without a pre-call count (decision 24); absent: every guarded call is counted. */
+  fitBounds?: FitBounds | null;
 }
 
 /** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */

@@ -12,6 +12,7 @@ import type { ChatMessage } from './types';
 export class SharedBlock {
   private jsonBytes: Buffer | undefined;
   private sha256: string | undefined;
+  private utf8Bytes: number | undefined;
 
   constructor(readonly text: string) {}
 
@@ -19,6 +20,12 @@ export class SharedBlock {
   json(): Buffer {
     this.jsonBytes ??= Buffer.from(JSON.stringify(this.text).slice(1, -1), 'utf8');
     return this.jsonBytes;
+  }
+
+  /** UTF-8 byte length of `text` (the fit bound's measure, decision 24); computed once. */
+  utf8Length(): number {
+    this.utf8Bytes ??= Buffer.byteLength(this.text, 'utf8');
+    return this.utf8Bytes;
   }
 
   /** Hex SHA-256 of `text`; computed once. */

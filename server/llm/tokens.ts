@@ -37,6 +37,8 @@ export interface TokenCounterStats {
 export interface TokenCounter {
   /** Exact prompt tokens of the real chat request (model, messages, tools, tool_choice, chat_template_kwargs; sampling/output fields ignored). */
   countChat(req: ChatCountRequest): Promise<number>;
+  /** The exact count of a prompt this counter has already measured (a cache hit), else undefined; never calls the router. */
+  knownChatCount(req: ChatCountRequest): Promise<number> | undefined;
   /** Exact costs of record texts in ONE `/tokenize` call with pieces (§5.7); each cost ≥ 1; `[]` for no texts. */
   countRecords(model: string, texts: string[]): Promise<number[]>;
   /** Exact tokens of a plain text (no BOS/EOS). */
@@ -86,6 +88,12 @@ class RequestTokenCounter implements TokenCounter {
       () => this.chatCache.deleteIf(key, pending),
     );
     return pending;
+  }
+
+  knownChatCount(req: ChatCountRequest): Promise<number> | undefined {
+    const cached = this.chatCache.get(chatCacheKey(req));
+    if (cached) this.counters.chat_cache_hits++;
+    return cached;
   }
 
   async countRecords(model: string, texts: string[]): Promise<number[]> {

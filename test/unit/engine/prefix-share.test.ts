@@ -19,6 +19,7 @@ function fakeCounter(): TokenCounter {
   const text = (req: { messages: Array<{ content: unknown }> }) => req.messages.map((m) => String(m.content)).join('\n');
   return {
     countChat: async (req) => fakeTokenize(text(req)).length,
+    knownChatCount: () => undefined,
     countRecords: async (_m, texts) => texts.map((t) => fakeTokenize(t).length),
     count: async (_m, t) => fakeTokenize(t).length,
     stats: () => ({ http_requests: 0, chat_counts_performed: 0, chat_cache_hits: 0, chat_count_mode: null, cached_prompt_counts: 0, record_cost_calls: 0 }),
