@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Tokenizer } from '@huggingface/tokenizers';
+import type { Tokenizer } from '@huggingface/tokenizers';
 import type { ChatMessage } from './types';
 
 /** The prompt-shaping part of a chat request; sampling and output fields never change the prompt. */
@@ -54,7 +54,9 @@ export function loadLocalTokenizer(path: string, opts: LocalTokenizerOptions = {
   const config = existsSync(configPath) ? readJson(configPath) : {};
   let tokenizer: Tokenizer;
   try {
-    tokenizer = new Tokenizer(tokenizerJson, config);
+    // Loaded only when a tokenizer.json is configured: a hub without one never pays for the module.
+    const { Tokenizer: TokenizerClass } = require('@huggingface/tokenizers') as typeof import('@huggingface/tokenizers');
+    tokenizer = new TokenizerClass(tokenizerJson, config);
     tokenizer.encode('probe', { add_special_tokens: false }); // surfaces unsupported components now
   } catch (err) {
     throw new Error(`Cannot build a tokenizer from ${path}: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
 /**
  * The loaded profile catalogue: levels.yaml compiled once at start-up, plus model-id resolution
- * (low-level legs first, then yaml ids; §4.5) and fresh prompt reads (§4.1: read on every call).
+ * (low-level legs first, then yaml ids; §4.5) and prompt reads that see every edit (§4.1) without
+ * reading the file on every call.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,7 @@ export interface Catalog {
   get(id: string): Profile | undefined;
   /** Leg or yaml profile for a request `model`; anything else is model_not_found (never forwarded). */
   resolve(model: string): Profile;
-  /** `<promptsDir>/<stem>.txt`, read fresh so prompt edits apply without a restart. */
+  /** `<promptsDir>/<stem>.txt` as it is now: prompt edits apply without a restart. */
   readPrompt(stem: string): string;
 }
 
@@ -63,6 +64,7 @@ function readYaml(file: string): unknown {
 }
 
 function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog {
+  const prompts = new PromptFiles();
   const byId = new Map(profiles.map((p) => [p.id, p]));
   const configuredProfiles = profiles.map((p) => p.id);
 
@@ -98,11 +100,41 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog 
     readPrompt(stem: string): string {
       // Stems are validated at compile/parse time; re-check so no caller can read outside the directory.
       if (!STEM_RE.test(stem)) throw new HubError('prompt_unavailable', 500, `invalid prompt name '${stem}'`);
-      try {
-        return fs.readFileSync(path.join(promptsDir, `${stem}.txt`), 'utf8');
-      } catch {
-        throw new HubError('prompt_unavailable', 500, `prompt file '${stem}.txt' could not be read`);
-      }
+      const text = prompts.read(path.join(promptsDir, `${stem}.txt`));
+      if (text === null) throw new HubError('prompt_unavailable', 500, `prompt file '${stem}.txt' could not be read`);
+      return text;
     },
   });
+}
+
+/**
+ * Prompt texts kept by file identity (inode, size, modification time): one stat per call tells whether
+ * the file changed, so an edit applies at the next call while an unchanged prompt is never read again.
+ */
+class PromptFiles {
+  private readonly texts = new Map<string, { text: string; ino: number; size: number; mtimeNs: bigint }>();
+
+  /** The file's text, or null when it is not a readable file. */
+  read(file: string): string | null {
+    let stat: fs.BigIntStats | undefined;
+    try {
+      stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      stat = undefined;
+    }
+    if (!stat?.isFile()) {
+      this.texts.delete(file);
+      return null;
+    }
+    const known = this.texts.get(file);
+    if (known && known.ino === Number(stat.ino) && known.size === Number(stat.size) && known.mtimeNs === stat.mtimeNs) return known.text;
+    try {
+      const text = fs.readFileSync(file, 'utf8');
+      this.texts.set(file, { text, ino: Number(stat.ino), size: Number(stat.size), mtimeNs: stat.mtimeNs });
+      return text;
+    } catch {
+      this.texts.delete(file);
+      return null;
+    }
+  }
 }

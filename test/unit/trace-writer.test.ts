@@ -28,4 +28,36 @@ describe('TraceWriter', () => {
     expect(w.stats()).toEqual({ written: 0, failed: 2 });
     expect(errors).toHaveLength(2);
   });
+
+  test('lines finished close together share one write; flush writes what waits at once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-tw-'));
+    const file = path.join(dir, 'trace.jsonl');
+    // A flush period no test could outlast: only flush() or a full batch writes.
+    const w = new TraceWriter(dir, () => {}, 'trace.jsonl', 3_600_000);
+    for (let i = 0; i < 10; i++) w.append({ i });
+    expect(fs.existsSync(file)).toBe(false);
+    await w.flush();
+    expect(w.writes).toBe(1);
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).i)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    // 256 waiting lines are written without waiting for the period.
+    for (let i = 0; i < 256; i++) w.append({ i: 10 + i });
+    await new Promise((r) => setImmediate(r));
+    await w.flush();
+    expect(w.writes).toBe(2);
+    w.append({ i: 266 });
+    await w.close();
+    expect(w.writes).toBe(3);
+    expect(w.stats()).toEqual({ written: 267, failed: 0 });
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(267);
+  });
+
+  test('with a zero period each turn\'s line is written on the next turn of the loop', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-tw-'));
+    const w = new TraceWriter(dir, () => {}, 'trace.jsonl', 0);
+    w.append({ i: 0 });
+    await new Promise((r) => setTimeout(r, 5));
+    await w.flush();
+    expect(w.stats()).toEqual({ written: 1, failed: 0 });
+    await w.close();
+  });
 });
