@@ -14,7 +14,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
 import { startHub } from '../server/main';
 import { FakeRouter } from '../test/support/fake-router';
-import { REGISTER_TS, spawnBenchChild } from './support/child';
+import { procCpuMs, REGISTER_TS, spawnBenchChild } from './support/child';
 import { runAsMain, writeResult } from './support/results';
 import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
@@ -33,6 +33,8 @@ const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
 interface Timed {
   latencies: number[];
+  /** Wall time of the whole run (ms): requests per second = n / elapsed. */
+  elapsedMs: number;
   /** Server-Timing `hub;dur` per response, when present. */
   hubSelf: number[];
 }
@@ -40,7 +42,8 @@ interface Timed {
 /** Sends `n` requests, `concurrency` at a time; each latency runs from sending to the last body byte. */
 async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: number): Promise<Timed> {
   const payload = JSON.stringify(body);
-  const out: Timed = { latencies: [], hubSelf: [] };
+  const out: Timed = { latencies: [], elapsedMs: 0, hubSelf: [] };
+  const started = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < n) {
@@ -55,6 +58,7 @@ async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: n
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  out.elapsedMs = performance.now() - started;
   out.latencies.sort((a, b) => a - b);
   out.hubSelf.sort((a, b) => a - b);
   return out;
@@ -94,7 +98,17 @@ export interface LegOverheadRow {
   proxy_p50_ms: number | null;
   proxy_added_p50_ms: number | null;
   proxy_added_p99_ms: number | null;
+  /** CPU time of the hub process per request (user + system), and of the do-nothing proxy per request. */
+  hub_cpu_per_request_ms: number;
+  proxy_cpu_per_request_ms: number | null;
+  /** Requests per second through the hub, through the proxy, and straight to the router. */
+  hub_rps: number;
+  proxy_rps: number | null;
+  direct_rps: number;
 }
+
+/** Targets (issue 11), printed beside the figures. */
+export const LEG_TARGETS = { addedP50Ms: 1.2, hubCpuPerLegMs: 1.8, c32ThroughputVsProxy: 0.7 } as const;
 
 export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
   const messages = [{ role: 'user', content: CHART }, { role: 'user', content: 'What is the latest weight?' }];
@@ -118,9 +132,18 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
           await timeRequests(directPool, direct, 50, concurrency); // warm-up
           await timeRequests(hubPool, hubBody, 50, concurrency);
           const d = await timeRequests(directPool, direct, n, concurrency);
+          const hubCpu0 = (await hub.usage()).cpuUs;
           const h = await timeRequests(hubPool, hubBody, n, concurrency);
+          const hubCpuMs = ((await hub.usage()).cpuUs - hubCpu0) / 1000;
           // The proxy buffers whole replies, so it stands in for the blocking hop only.
-          const p = stream ? null : (await timeRequests(proxyPool, direct, 50, concurrency), await timeRequests(proxyPool, direct, n, concurrency));
+          let p: Timed | null = null;
+          let proxyCpuMs = 0;
+          if (!stream) {
+            await timeRequests(proxyPool, direct, 50, concurrency);
+            const proxyCpu0 = procCpuMs(proxy.pid);
+            p = await timeRequests(proxyPool, direct, n, concurrency);
+            proxyCpuMs = procCpuMs(proxy.pid) - proxyCpu0;
+          }
           rows.push({
             mode,
             concurrency,
@@ -137,6 +160,11 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
             proxy_p50_ms: p ? pct(p.latencies, 50) : null,
             proxy_added_p50_ms: p ? pct(p.latencies, 50) - pct(d.latencies, 50) : null,
             proxy_added_p99_ms: p ? pct(p.latencies, 99) - pct(d.latencies, 99) : null,
+            hub_cpu_per_request_ms: hubCpuMs / n,
+            proxy_cpu_per_request_ms: p ? proxyCpuMs / n : null,
+            hub_rps: (n * 1000) / h.elapsedMs,
+            proxy_rps: p ? (n * 1000) / p.elapsedMs : null,
+            direct_rps: (n * 1000) / d.elapsedMs,
           });
         } finally {
           await directPool.close();
@@ -155,11 +183,20 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
 
 export function formatLegOverhead(rows: LegOverheadRow[]): string {
   const f = (x: number) => x.toFixed(3);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const row = (r: LegOverheadRow) =>
     `${r.mode} c${r.concurrency}: hub p50 ${f(r.hub_p50_ms)} / p99 ${f(r.hub_p99_ms)} ms vs router ${f(r.direct_p50_ms)} / ${f(r.direct_p99_ms)} ms → added p50 ${f(r.added_p50_ms)}, p99 ${f(r.added_p99_ms)} ms (ratio ${r.ratio_p50.toFixed(2)}x)` +
     (r.hub_handler_p50_ms === null ? '' : `, hub handler p50 ${f(r.hub_handler_p50_ms)} / p99 ${f(r.hub_handler_p99_ms ?? NaN)} ms`) +
-    (r.proxy_added_p50_ms === null ? '' : `; a do-nothing proxy adds p50 ${f(r.proxy_added_p50_ms)}, p99 ${f(r.proxy_added_p99_ms ?? NaN)} ms`);
-  return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}`;
+    `, hub CPU ${f(r.hub_cpu_per_request_ms)} ms/request, ${r.hub_rps.toFixed(0)} req/s (router ${r.direct_rps.toFixed(0)})` +
+    (r.proxy_added_p50_ms === null ? '' : `; a do-nothing proxy adds p50 ${f(r.proxy_added_p50_ms)}, p99 ${f(r.proxy_added_p99_ms ?? NaN)} ms, CPU ${f(r.proxy_cpu_per_request_ms ?? NaN)} ms/request, ${(r.proxy_rps ?? 0).toFixed(0)} req/s`);
+  const c1 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 1);
+  const c32 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 32);
+  const targets = [
+    c1 ? `blocking leg added p50 ${f(c1.added_p50_ms)} ms (target ≤ ${LEG_TARGETS.addedP50Ms}: ${verdict(c1.added_p50_ms <= LEG_TARGETS.addedP50Ms)})` : '',
+    c1 ? `hub CPU per leg ${f(c1.hub_cpu_per_request_ms)} ms (proxy ${f(c1.proxy_cpu_per_request_ms ?? NaN)}; target ≤ ${LEG_TARGETS.hubCpuPerLegMs}: ${verdict(c1.hub_cpu_per_request_ms <= LEG_TARGETS.hubCpuPerLegMs)})` : '',
+    c32 && c32.proxy_rps ? `32-concurrent throughput ${c32.hub_rps.toFixed(0)} req/s = ${(c32.hub_rps / c32.proxy_rps).toFixed(2)}× the proxy's ${c32.proxy_rps.toFixed(0)} (target ≥ ${LEG_TARGETS.c32ThroughputVsProxy}×: ${verdict(c32.hub_rps / c32.proxy_rps >= LEG_TARGETS.c32ThroughputVsProxy)})` : '',
+  ].filter(Boolean);
+  return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
 }
 
 export async function runLegOverheadBench(): Promise<LegOverheadRow[]> {

@@ -26,6 +26,8 @@ const PLATEAU = 20;
 const RECORDS = 20;
 const WARMUP_MARK = 'warm-up turn';
 const MB = 1024 * 1024;
+/** Targets (issue 11), RSS in MiB: just started, after warm-up turns, with 128 staged streams open. */
+export const MEMORY_TARGETS = { startedMb: 70, warmMb: 90, open128Mb: 100 } as const;
 
 interface Plateau {
   min_mb: number;
@@ -91,6 +93,7 @@ export async function benchMemory() {
   try {
     hub = await spawnHub({ LLM_BASE_URL: router.baseUrl, ROUTER_MAX_CONCURRENCY: '512', ROUTER_MAX_QUEUE: '1024' }, { exposeGc: true });
     pool = new Pool(hub.url, { connections: OPEN });
+    const started = await plateau(hub, { heap: true });
     const warm = productRequest('single-12b-bare', RECORDS, { stream: true });
     (warm.messages as Array<{ content: string }>)[1].content = `${QUESTION} (${WARMUP_MARK})`;
     for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 8 }, () => timedStream(pool!, '/v1/chat/completions', warm)));
@@ -123,6 +126,7 @@ export async function benchMemory() {
       open_streams: OPEN,
       sample_interval_ms: SAMPLE_MS,
       bare_node_idle: bareIdle,
+      hub_started: started,
       hub_idle: idle,
       hub_half_open: half,
       hub_open: open,
@@ -148,13 +152,18 @@ export type MemoryResult = Awaited<ReturnType<typeof benchMemory>>;
 export function formatMemory(r: MemoryResult): string {
   const p = (x: Plateau) =>
     `${x.median_mb.toFixed(1)} MB (min ${x.min_mb.toFixed(1)}, max ${x.max_mb.toFixed(1)}${x.heap_used_median_mb === undefined ? '' : `; heap used ${x.heap_used_median_mb.toFixed(1)} MB`})`;
+  const verdict = (mb: number, target: number) => `${mb.toFixed(1)} MiB (target ≤ ${target}: ${mb <= target ? 'met' : 'MISSED'})`;
+  const targets =
+    `targets: started ${verdict(r.hub_started.median_mb, MEMORY_TARGETS.startedMb)}; after warm-up ${verdict(r.hub_idle.median_mb, MEMORY_TARGETS.warmMb)}; ` +
+    `${r.open_streams / 2} open streams ${verdict(r.hub_half_open.median_mb, MEMORY_TARGETS.open128Mb)}`;
   return (
-    `memory (hub RSS in its own process, median of the last ${r.hub_idle.samples} samples every ${r.sample_interval_ms} ms): idle ${p(r.hub_idle)} vs bare Node ${p(r.bare_node_idle)} ` +
+    `memory (hub RSS in its own process, median of the last ${r.hub_idle.samples} samples every ${r.sample_interval_ms} ms): just started ${p(r.hub_started)}; idle after warm-up ${p(r.hub_idle)} vs bare Node ${p(r.bare_node_idle)} ` +
     `(ratio ${r.ratio_idle_vs_bare_node.toFixed(2)}x); ${r.open_streams / 2} staged streams open ${p(r.hub_half_open)}; ${r.open_streams} open ${p(r.hub_open)}; after they closed ${p(r.hub_after_close)}; ` +
     `after a forced GC ${p(r.hub_after_close_and_gc)}; per 1,000 open streams: ${r.marginal_mb_per_1000_open_streams.toFixed(1)} MB marginal (${r.open_streams / 2} → ${r.open_streams}), ` +
     `${r.extra_mb_per_1000_open_streams.toFixed(1)} MB from idle; one more stream: ${r.marginal_kb_per_stream.rss.toFixed(0)} KB RSS = ` +
     `V8 heap reserved ${r.marginal_kb_per_stream.heap_reserved.toFixed(0)} KB (used ${r.marginal_kb_per_stream.heap_used.toFixed(0)} KB) + Buffers ${r.marginal_kb_per_stream.external.toFixed(0)} KB + rest` +
-    (r.incomplete_streams > 0 ? `; ${r.incomplete_streams} streams did not end with done` : '')
+    (r.incomplete_streams > 0 ? `; ${r.incomplete_streams} streams did not end with done` : '') +
+    `\n  ${targets}`
   );
 }
 
