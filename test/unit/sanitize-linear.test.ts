@@ -13,12 +13,11 @@ describe('sanitize on long runs of line breaks', () => {
     ['a key line, then a long blank run without a separator', `Weight: 71 kg${'\n'.repeat(400_000)}!`],
     ['CRLF runs around colons', `${'\r\n'.repeat(200_000)}a:b`],
     ['U+2028 runs then a colon', `${'\u2028'.repeat(400_000)}:`],
-  ])('%s: sanitised in linear time, text unchanged', (_name, text) => {
-    const started = performance.now();
+  ])('%s: sanitised whole, text unchanged', (_name, text) => {
+    // Quadratic scanning took tens of seconds here; the lint's regexp/no-super-linear-* rules keep it
+    // linear (decision 26: tests bound work by counts and states, never by wall time).
     const out = sanitize({ answer_text: text }) as { answer_text: string };
     const json = sanitizedJson({ answer_text: text });
-    // Quadratic scanning took tens of seconds here; linear takes milliseconds. The bound leaves room for a loaded CI.
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(out.answer_text).toBe(text);
     expect(JSON.parse(json).answer_text).toBe(text);
   });

@@ -25,10 +25,8 @@ describe('stripFences', () => {
     ['200,000 newlines after an opening fence', `\`\`\`${'\n'.repeat(200_000)}x`],
     ['200,000 spaces after a tagged opening fence', `\`\`\`json${' '.repeat(200_000)}x`],
     ['an opening fence, a long blank run, then a fence that is not last', `\`\`\`\n${'\n'.repeat(100_000)}\`\`\` trailing`],
-  ])('%s: parsed in linear time', (_name, reply) => {
-    const started = performance.now();
+  ])('%s: parsed whole (linear time is the lint\'s regexp/no-super-linear-* rules; tests bound work, not time)', (_name, reply) => {
     const draft = parseAnswer(reply);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(draft.structured).toBe(false);
     expect(draft.answer).toBe(reply.trim());
   });
