@@ -8,6 +8,7 @@
  * packing attempts driven by per-record costs from ONE batched tokenizer call. The limit is a
  * ceiling, never a target: zero-relevance records are never admitted to fill space.
  */
+import { yieldIfLarge } from '../event-loop';
 import { contextError, type HubError } from '../errors';
 import { renderLedger } from './inline-chart';
 import { costRankedRecords, greedy } from './record-costs';
@@ -221,6 +222,7 @@ function insufficient(message: string, mandatory: readonly Entry[], extra: Recor
 export async function selectContext(input: SelectInput): Promise<ContextView> {
   const { ledger, inputLimit } = input;
   const { entries, mandatory, ranked } = rankRecords(ledger, input.question, input.recentCoreLimit ?? DEFAULT_RECENT_CORE_LIMIT);
+  await yieldIfLarge(ledger.records.length);
   const meter = new Meter(input.measure);
   let recordCostCalls = 0;
   const view = (mode: ContextView['mode'], chosen: Entry[], chartText: string, inputTokens: number): ContextView =>

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { yieldToLoop } from '../event-loop';
 import { sanitizedJson } from '../sanitize';
 
 export interface TraceSink {
@@ -96,7 +97,11 @@ export class TraceWriter implements TraceSink {
     this.tail = this.tail.then(async () => {
       try {
         let text = '';
-        for (const record of batch) text += `${sanitizedJson(record)}\n`;
+        for (let i = 0; i < batch.length; i++) {
+          // One record per turn of the loop: a batch of large turns serialised at once would stall it.
+          if (i > 0) await yieldToLoop();
+          text += `${sanitizedJson(batch[i])}\n`;
+        }
         const fh = await this.open();
         this.writes++;
         await fh.appendFile(text, 'utf8');

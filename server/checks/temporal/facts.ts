@@ -29,14 +29,16 @@ export interface TemporalFactsOptions {
   anchorMode: string;
 }
 
+const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
 /** `2026-03-02` → `D2026_03_02`. */
 export function dateId(iso: string): string {
-  return `D${iso.replace(/-/g, '_')}`;
+  // Every ledger date has the ISO shape: sliced, not rewritten by a regex (it runs for every record).
+  return ISO_SHAPE.test(iso) ? `D${iso.slice(0, 4)}_${iso.slice(5, 7)}_${iso.slice(8, 10)}` : `D${iso.replace(/-/g, '_')}`;
 }
 
 function utcDay(iso: string): number {
-  const [y, m, d] = iso.split('-').map(Number);
-  return Date.UTC(y, m - 1, d);
+  return Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10)));
 }
 
 
@@ -57,7 +59,9 @@ export function relationTo(reference: string | null, iso: string): Relation {
 
 /** One `date_ledger` entry for a date, relative to the reference date (§6.2). */
 export function ledgerEntry(iso: string, reference: string | null): DateLedgerEntry {
-  const [year, month, day] = iso.split('-').map(Number);
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
   return {
     date_id: dateId(iso),
     iso,
@@ -175,7 +179,12 @@ function compareConcepts(a: string, b: string): number {
 
 function numericSeries(numeric: readonly NumericObservation[]): NumericSeries[] {
   const groups = new Map<string, NumericObservation[]>();
-  for (const o of numeric) groups.set(o.concept, [...(groups.get(o.concept) ?? []), o]);
+  for (const o of numeric) {
+    // Appended in place: copying the group per observation was quadratic in a long series.
+    const list = groups.get(o.concept);
+    if (list) list.push(o);
+    else groups.set(o.concept, [o]);
+  }
   return [...groups.entries()].sort(([a], [b]) => compareConcepts(a, b)).map(([concept, list]) => buildSeries(concept, list));
 }
 
@@ -203,9 +212,10 @@ function appointmentCandidates(dateObs: readonly DateObservation[], reference: s
 }
 
 /** Builds the facts object; an impossible reference date is treated as no reference. */
-export function buildTemporalFacts(chartText: string, opts: TemporalFactsOptions): TemporalFacts {
+export function buildTemporalFacts(chartText: string, opts: TemporalFactsOptions & { events?: readonly ChartEvent[] }): TemporalFacts {
   const reference = opts.referenceDate !== null && isCalendarDate(opts.referenceDate) ? opts.referenceDate : null;
-  const events = parseEvents(chartText);
+  // A caller that already parsed the chart (to resolve the anchor) passes its events: parsed once per turn.
+  const events = opts.events ?? parseEvents(chartText);
   const numeric = parseNumericObservations(events);
   const dateObs = parseDateObservations(events);
   const clinical = events.filter((e) => !e.administrative);

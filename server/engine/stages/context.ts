@@ -3,6 +3,7 @@ import { extractChart } from '../../context/inline-chart';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
 import type { Stage } from '../types';
+import { yieldIfLarge } from '../../event-loop';
 
 export const contextStage: Stage = {
   name: 'context',
@@ -20,6 +21,7 @@ export const contextStage: Stage = {
       signal: turn.signal,
     });
     const fetched = performance.now();
+    await yieldIfLarge(ledger.records.length);
     turn.ledger = ledger;
     turn.question = chart.question;
     const chartIdx = new Set(chart.chartMessageIndices);
@@ -28,7 +30,8 @@ export const contextStage: Stage = {
       (m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant'),
     );
     // Facts come from the complete chart before any selection (§6.1) and open the context message.
-    prepareTemporal(turn, deps, ledger);
+    await prepareTemporal(turn, deps, ledger);
+    await yieldIfLarge(ledger.records.length);
     if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
     else wholeChartContext(turn, ledger);
     turn.steps.push({
