@@ -5,17 +5,28 @@ import { HubError } from '../../errors';
 import { reduceUrl } from '../../sanitize';
 import { sendError } from '../errors';
 
+/** Reading the resident set size costs about a millisecond here: /health reuses a reading this young. */
+const MEMORY_READING_MS = 1000;
+
 export function mountMeta(router: Router, deps: { startedAt: number; llmBaseUrl: string; openapi: () => unknown }): void {
   const uptime = () => Math.round((performance.now() - deps.startedAt) / 10) / 100;
-  router.get('/health', (_req, res) => {
-    let memory: Record<string, number> = {};
+  let reading: { at: number; memory: Record<string, number> } | null = null;
+  const memory = (): Record<string, number> => {
+    const now = performance.now();
+    if (reading && now - reading.at < MEMORY_READING_MS) return reading.memory;
+    let figures: Record<string, number> = {};
     try {
       const rss = process.memoryUsage.rss();
-      memory = { process_memory_gb: Math.round((rss / 1024 ** 3) * 100) / 100, process_memory_percent: Math.round((rss / os.totalmem()) * 1000) / 10 };
+      figures = { process_memory_gb: Math.round((rss / 1024 ** 3) * 100) / 100, process_memory_percent: Math.round((rss / os.totalmem()) * 1000) / 10 };
     } catch {
-      memory = {};
+      figures = {};
     }
-    res.json({ status: 'healthy', uptime_seconds: uptime(), memory, timestamp: Date.now() / 1000 });
+    reading = { at: now, memory: figures };
+    return figures;
+  };
+  // Probed every few seconds by clients and load balancers (Catalyst gives it 5 s): kept cheap.
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'healthy', uptime_seconds: uptime(), memory: memory(), timestamp: Date.now() / 1000 });
   });
   router.get('/', (_req, res) => {
     res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: reduceUrl(deps.llmBaseUrl) });
