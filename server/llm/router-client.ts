@@ -5,7 +5,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool } from './undici-pool';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
