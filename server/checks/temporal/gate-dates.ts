@@ -24,12 +24,17 @@ const YEAR_FIRST = new RegExp(`(?<![\\p{L}\\p{N}_.\\-])\\d{4}\\s*${SEP}+\\s*\\[?
 const DAY_FIRST = new RegExp(`(?<![\\p{L}\\p{N}_.\\-])\\d{1,2}\\s*${SEP}\\s*\\d{1,2}\\s*${SEP}\\s*\\d{4}(?![\\p{L}\\p{N}_])`, 'gu');
 const INTERNAL_ID = /(?<![\p{L}\p{N}_])D\d{4}_\d{2}_\d{2}(?![\p{L}\p{N}_])/gu;
 const EXACT_ISO = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * `\s*SEP+\s*` with leading blanks taken only from the start of their run (a match never starts
+ * inside one), so a long blank run is not re-read from each of its positions.
+ */
+const SEPARATOR_RUN = new RegExp(`(?:(?<!\\s)\\s+)?${SEP}+\\s*`, 'gu');
 
 /** Classifies one year-first match; null for things that are not dates (`1234.5`, `2006/7`). */
 function classifyYearFirst(text: string): DateLikeToken['kind'] | null {
   if (EXACT_ISO.test(text)) return isCalendarDate(text) ? 'iso' : 'malformed';
   const parts = text.match(/\d+/g) ?? [];
-  const seps = text.match(new RegExp(`\\s*${SEP}+\\s*`, 'gu')) ?? [];
+  const seps = text.match(SEPARATOR_RUN) ?? [];
   if (parts.length === 3) return 'malformed';
   // Two parts: only a hyphenated year-month (`2026-02`, `2026–02`) or a bracketed part is a date.
   if (/[[\]]/.test(text)) return 'malformed';

@@ -7,7 +7,7 @@
  * because a misread number would flag a correct answer.
  */
 import { coordinatedGroup, type Mention } from './gate-series';
-import { escapeRegExp } from './text';
+import { escapeRegExp, trimmedEnd, wordWindowStart } from './text';
 import type { NumericSeries } from './types';
 
 export interface ValueToken {
@@ -26,8 +26,11 @@ export interface ValueToken {
   series: NumericSeries | null;
 }
 
-/** Thousands separators (`1,200`) and a decimal comma (`41,5`) are one number, not a list. */
-const NUMBER = /\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|(?<!\d,)\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?/g;
+/** A number as written: where it starts and its text. */
+interface NumberSpan {
+  index: number;
+  text: string;
+}
 /** Words that may follow a bare value without being its unit. */
 const CONTINUATIONS = new Set([
   'on', 'in', 'at', 'and', 'or', 'to', 'then', 'from', 'was', 'were', 'is', 'are', 'by', 'as', 'with', 'when', 'while', 'but',
@@ -44,26 +47,101 @@ const SKIP_BEFORE = new Set([
 const REFERENCE_WORDS = /^(?:normal|range|reference|target|goal|threshold|cutoff|limit|lln|uln)$/;
 const CHANGE_NOUNS = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|delta|deficit)$/;
 const SKIP_AFTER = /^(?:loss|gain|drop|decrease|increase|decline|change|difference|reduction|rise|fall|lighter|heavier|less|more|higher|lower|above|below|over|under)$/;
-/** After a matched unit: it is only the start of a longer unit (`kg/m2`, `kg per m²`, `kg·m⁻²`). */
-const UNIT_CONTINUATION = /^\s*(?:\/|per\b|·|\*|\^|[²³⁻]|m\s*(?:\^?\s*[-−⁻]?\s*[2²]|²))/iu;
+/**
+ * After a matched unit: it is only the start of a longer unit (`kg/m2`, `kg per m²`, `kg·m⁻²`).
+ * `m\s*(?:\^\s*)?(?:[-−⁻]\s*)?[2²]` reads the same as `m\s*(?:\^?\s*[-−⁻]?\s*[2²]|²)` without three
+ * blank runs that could share one long run (polynomial backtracking).
+ */
+const UNIT_CONTINUATION = /^\s*(?:\/|per\b|·|\*|\^|[²³⁻]|m\s*(?:\^\s*)?(?:[-−⁻]\s*)?[2²])/iu;
 /** Separators inside a range or list that shares one unit: `53 to 52 kg`, `53-52 kg`, `53 and 52 kg`. */
 const CHAIN_GAP = /^\s*(?:-|–|—|‐|‑|−|to|and|or|,|,\s*and|through|then)\s*$/i;
 /** Words that may separate two coordinated deltas: "gained 0.9 kg between D1 and D2 and 0.8 kg …". */
 const PERIOD_WORD = /^(?:between|and|from|to|on|in|over|during|since|until|through|by)$/;
 const FOREIGN_TOKEN = /^\s*-?([\p{L}µμ°%][\p{L}\p{N}/µμ°%²³^]*)/u;
+const WORD_BEFORE = /[\p{L}\p{N}'’~<>≤≥≈]+/gu;
+const LETTERS = /\p{L}+/gu;
+const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];
+
+function isDigit(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
+
+function digitRun(text: string, i: number): number {
+  let j = i;
+  while (isDigit(text, j)) j += 1;
+  return j - i;
+}
+
+/**
+ * Every number of `text` as the pattern
+ * `\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|(?<!\d,)\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?` (global) reads
+ * them — thousands separators (`1,200`) and a decimal comma (`41,5`) are one number, not a list —
+ * scanned by hand: the pattern re-read a long `1,000,000,…,0` chain from each of its groups.
+ */
+function numberSpans(text: string): NumberSpan[] {
+  const out: NumberSpan[] = [];
+  // The end of the last `,ddd` chain read, and its first comma: later groups of it end there too.
+  let chainFrom = -1;
+  let chainTo = -1;
+  const group = (q: number) => text[q] === ',' && isDigit(text, q + 1) && isDigit(text, q + 2) && isDigit(text, q + 3);
+  const chainEnd = (p: number): number => {
+    if (p >= chainFrom && p <= chainTo && (p - chainFrom) % 4 === 0) return chainTo;
+    let q = p;
+    while (group(q)) q += 4;
+    [chainFrom, chainTo] = [p, q];
+    return q;
+  };
+  const decimals = (q: number) => (text[q] === '.' && isDigit(text, q + 1) ? q + 1 + digitRun(text, q + 1) : q);
+  let i = 0;
+  while (i < text.length) {
+    if (!isDigit(text, i)) {
+      i += 1;
+      continue;
+    }
+    const run = digitRun(text, i);
+    let end = -1;
+    // 1,200 / 1,200,000.5: one to three digits, whole `,ddd` groups, then neither a digit nor a comma.
+    if (run <= 3 && group(i + run)) {
+      const q = chainEnd(i + run);
+      if (!isDigit(text, q) && text[q] !== ',') end = decimals(q);
+    }
+    // 41,5 / 41,25: a decimal comma, unless this number itself follows `<digit>,`.
+    if (end < 0 && !(text[i - 1] === ',' && isDigit(text, i - 2)) && text[i + run] === ',') {
+      const frac = digitRun(text, i + run + 1);
+      if (frac >= 1 && frac <= 2 && text[i + run + 1 + frac] !== ',') end = i + run + 1 + frac;
+    }
+    if (end < 0) end = decimals(i + run);
+    out.push({ index: i, text: text.slice(i, end) });
+    i = end;
+  }
+  return out;
+}
 
 /** The unit as a pattern: µ/μ/u interchangeable, `/µL` also as `/mm3`, spaces optional. */
 function unitPattern(unit: string): RegExp | null {
   const u = unit.trim();
   if (!u || /^\d/.test(u)) return null;
-  const body = [...u].map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');
+  // A blank run in the unit is one `\s*` (two in a row would share a long run of the answer's blanks).
+  const chars = [...u].filter((c, i, all) => !(i > 0 && /\s/.test(c) && /\s/.test(all[i - 1])));
+  const body = chars.map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');
   const mm3 = /\/[µμu]l$/i.test(u) ? `|${escapeRegExp(u.slice(0, u.search(/\/[µμu]l$/i)))}\\/mm(?:3|³|\\^3)` : '';
   return new RegExp(`^\\s*(?:${body}${mm3})`, 'iu');
 }
 
+/**
+ * `unit.replace(/\s*[([].*$/, '').trim()` by hand: cut at the first `(` or `[` after the last line
+ * break (`.` stops at line breaks), without trying the pattern from every blank and bracket.
+ */
+function unitHead(unit: string): string {
+  const from = Math.max(...LINE_BREAKS.map((b) => unit.lastIndexOf(b))) + 1;
+  const cuts = ['(', '['].map((b) => unit.indexOf(b, from)).filter((i) => i >= 0);
+  return (cuts.length > 0 ? unit.slice(0, Math.min(...cuts)) : unit).trim();
+}
+
 /** The series' units without trailing annotations (`kg (normal)` → `kg`). */
 function seriesUnits(series: NumericSeries): string[] {
-  return [...new Set(series.points.map((p) => p.unit.replace(/\s*[([].*$/, '').trim()).filter(Boolean))];
+  return [...new Set(series.points.map((p) => unitHead(p.unit)).filter(Boolean))];
 }
 
 /** Length of the series unit written at the start of `after`, -1 when absent, -2 when part of a longer unit. */
@@ -80,21 +158,22 @@ function unitMatch(after: string, series: NumericSeries): number {
 }
 
 /** One raw number with its unit reading; null for parts of codes, ratios and times. */
-function readNumber(text: string, m: RegExpMatchArray, all: readonly NumericSeries[]): ValueToken | null {
-  const start = m.index ?? 0;
-  const end = start + m[0].length;
+function readNumber(text: string, m: NumberSpan, all: readonly NumericSeries[]): ValueToken | null {
+  const start = m.index;
+  const end = start + m.text.length;
   const before = text[start - 1] ?? '';
   if (/[\p{L}\p{N}_.]/u.test(before)) return null; // CD4, 1.2.3
   if (/[/:]/.test(before) && /\d/.test(text[start - 2] ?? '')) return null; // the 80 of 120/80, the 30 of 10:30
   const after = text.slice(end);
   if (/^[/:]\d/.test(after) || /^\.\d/.test(after)) return null; // 120/80, 10:30
-  const literal = /^\d+,\d{1,2}$/.test(m[0]) ? m[0].replace(',', '.') : m[0].replace(/,/g, '');
+  const literal = /^\d+,\d{1,2}$/.test(m.text) ? m.text.replace(',', '.') : m.text.replace(/,/g, '');
   let value = Number(literal);
   let skip = false;
   if (/[-−+]/.test(before)) {
     if (/\p{L}/u.test(text[start - 2] ?? '')) return null; // COVID-19
-    const prev = text.slice(0, start - 1).trimEnd();
-    if (!/\d$/.test(prev)) {
+    // The last non-blank character before the sign (`/\d$/` on the trimmed prefix read all of it).
+    const prev = trimmedEnd(text, start - 1);
+    if (!(prev > 0 && isDigit(text, prev - 1))) {
       if (before === '+') skip = true; // "+3 kg" is a change
       else value = -value;
     }
@@ -147,12 +226,39 @@ function link(text: string, a: ValueToken, b: ValueToken): void {
 }
 
 function wordsBeforeAt(text: string, at: number, n: number): Array<{ word: string; start: number }> {
-  const words = [...text.slice(0, at).matchAll(/[\p{L}\p{N}'’~<>≤≥≈]+/gu)].map((w) => ({ word: w[0].toLowerCase(), start: w.index ?? 0 }));
+  // Read from where the last `n` words begin, not the whole prefix (this runs once per number).
+  const from = wordWindowStart(text, at, n);
+  const words = [...text.slice(from, at).matchAll(WORD_BEFORE)].map((w) => ({ word: w[0].toLowerCase(), start: from + w.index }));
   return words.slice(-n);
 }
 
-function markSkips(text: string, t: ValueToken): void {
-  const prevChar = text.slice(0, t.start).trimEnd().slice(-1);
+/** The letter runs of `text` (what `/\p{L}+/gu` matches), found once per text. */
+function letterRuns(text: string): Array<{ start: number; end: number }> {
+  return [...text.matchAll(LETTERS)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
+/**
+ * The first `n` of `text.slice(at).match(/\p{L}+/gu)`, from the text's letter runs: matching the
+ * rest of the text per number was quadratic when few letters follow (a long list of numbers).
+ */
+function lettersAfter(text: string, runs: ReadonlyArray<{ start: number; end: number }>, at: number, n: number): string[] {
+  const high = text.charCodeAt(at - 1);
+  const low = text.charCodeAt(at);
+  if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) return (text.slice(at).match(LETTERS) ?? []).slice(0, n);
+  let lo = 0;
+  let hi = runs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (runs[mid].end <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  // A run that `at` cuts counts from `at` on, as it would in the slice.
+  return runs.slice(lo, lo + n).map((r) => text.slice(Math.max(r.start, at), r.end));
+}
+
+function markSkips(text: string, t: ValueToken, letters: ReadonlyArray<{ start: number; end: number }>): void {
+  const prevEnd = trimmedEnd(text, t.start);
+  const prevChar = prevEnd > 0 ? text[prevEnd - 1] : '';
   if (/[~≈<>≤≥]/.test(prevChar)) t.skip = true;
   const prev = wordsBeforeAt(text, t.start, 2).map((w) => w.word);
   const last = prev[prev.length - 1];
@@ -160,7 +266,7 @@ function markSkips(text: string, t: ValueToken): void {
   if (last === 'of' && prev.length === 2 && CHANGE_NOUNS.test(prev[0])) t.skip = true;
   if (wordsBeforeAt(text, t.start, 3).some((w) => REFERENCE_WORDS.test(w.word))) t.skip = true;
   // "2 kg loss", "2 kg weight loss"; a continuation word ("52 kg on …") ends the look-ahead.
-  const next = (text.slice(t.unitEnd).match(/[\p{L}]+/gu) ?? []).slice(0, 2).map((w) => w.toLowerCase());
+  const next = lettersAfter(text, letters, t.unitEnd, 2).map((w) => w.toLowerCase());
   if (next[0] !== undefined && SKIP_AFTER.test(next[0])) t.skip = true;
   if (next[1] !== undefined && !CONTINUATIONS.has(next[0]) && SKIP_AFTER.test(next[1])) t.skip = true;
 }
@@ -242,8 +348,9 @@ export function readValues(
   all: readonly NumericSeries[],
   clauseEnd: (at: number) => number,
 ): ValueToken[] {
-  const tokens = [...text.matchAll(NUMBER)].map((m) => readNumber(text, m, all)).filter((t): t is ValueToken => t !== null);
-  tokens.forEach((t) => markSkips(text, t));
+  const tokens = numberSpans(text).map((m) => readNumber(text, m, all)).filter((t): t is ValueToken => t !== null);
+  const letters = letterRuns(text);
+  tokens.forEach((t) => markSkips(text, t, letters));
   carrySkips(text, tokens);
   bindCoordinated(text, tokens, mentions, clauseEnd);
   shareChains(text, tokens);

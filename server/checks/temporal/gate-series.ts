@@ -26,8 +26,12 @@ const ALIASES: ReadonlyArray<[RegExp, readonly string[]]> = [
   [/^(?:height|stature)$/, ['height', 'growth', 'growing']],
   [/^cd4$/, ['cd4']],
 ];
-/** What may sit between two coordinated mentions: "weight and height", "weight, height". */
-const CONNECTOR = /^[\s,]*(?:and|&|as well as|plus|or)?[\s,]*(?:the\s+)?(?:patient['’]s\s+)?$/i;
+/**
+ * What may sit between two coordinated mentions: "weight and height", "weight, height". The second
+ * blank run belongs to the connector word: two bare `[\s,]*` in a row could split one long run every
+ * way (quadratic backtracking) and accepted nothing more.
+ */
+const CONNECTOR = /^[\s,]*(?:(?:and|&|as well as|plus|or)[\s,]*)?(?:the\s+)?(?:patient['’]s\s+)?$/i;
 
 export function conceptTokens(concept: string): string[] {
   return concept.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -59,18 +63,35 @@ function distinctiveToken(series: NumericSeries, universe: readonly NumericSerie
   return tokens.find((t) => t.length >= 3 && !GENERIC.has(t) && !others.has(t) && !/^\d+$/.test(t)) ?? null;
 }
 
+/**
+ * Whether one of `spans` (one pattern's matches: in order, never overlapping) contains the non-empty
+ * span `s`. Only the last span starting at or before `s` can, so a binary search replaces a scan of
+ * all of them per alias (quadratic on an answer that repeats a name).
+ */
+function within(spans: ReadonlyArray<{ start: number; end: number }>, s: { start: number; end: number }): boolean {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid].start <= s.start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && s.end <= spans[lo - 1].end;
+}
+
 /** Every mention of one series: its full name, then aliases and its distinctive word outside those. */
 function mentionsOf(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Mention[] {
   const tokens = conceptTokens(series.concept);
   if (tokens.length === 0) return [];
   const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));
-  const outside = (s: { start: number; end: number }) => !phrases.some((p) => s.start >= p.start && s.end <= p.end);
+  const outside = (s: { start: number; end: number }) => !within(phrases, s);
   const aliases = aliasesOf(tokens)
     .flatMap((a) => spansOf(phraseRegExp([a]), text))
     .filter(outside)
     .map((s) => ({ series, ...s, kind: 'alias' as const }));
   const token = distinctiveToken(series, universe);
-  const words = token ? spansOf(phraseRegExp([token]), text).filter(outside).filter((s) => !aliases.some((a) => a.start === s.start)) : [];
+  const aliasStarts = new Set(aliases.map((a) => a.start));
+  const words = token ? spansOf(phraseRegExp([token]), text).filter(outside).filter((s) => !aliasStarts.has(s.start)) : [];
   return [...phrases, ...aliases, ...words.map((s) => ({ series, ...s, kind: 'token' as const }))];
 }
 
@@ -100,7 +121,7 @@ function dominated(candidate: SelectedSeries, others: readonly SelectedSeries[],
     if (o.score <= candidate.score) return false;
     if (!(o.tokens.length > candidate.tokens.length && candidate.tokens.every((t) => o.tokens.includes(t)))) return false;
     const cover = mentionsOf(o.series, text, universe).filter((m) => m.kind === 'phrase');
-    return own.every((m) => cover.some((c) => m.start >= c.start && m.end <= c.end));
+    return own.every((m) => within(cover, m));
   });
 }
 
@@ -117,10 +138,30 @@ export function selectSeries(all: readonly NumericSeries[], answer: string, ques
   return fromAnswer.length > 0 ? fromAnswer : selectFrom(all, question);
 }
 
+/**
+ * `mentions` in text order with each one's position, per (never mutated) mentions list: sorting it
+ * again for every mention and every trend word made long answers cubic.
+ */
+const ORDERED = new WeakMap<readonly Mention[], { sorted: Mention[]; at: Map<Mention, number> }>();
+
+function ordered(mentions: readonly Mention[]): { sorted: Mention[]; at: Map<Mention, number> } {
+  let o = ORDERED.get(mentions);
+  if (!o) {
+    const sorted = [...mentions].sort((a, b) => a.start - b.start);
+    const at = new Map<Mention, number>();
+    sorted.forEach((x, i) => {
+      if (!at.has(x)) at.set(x, i);
+    });
+    o = { sorted, at };
+    ORDERED.set(mentions, o);
+  }
+  return o;
+}
+
 /** The mentions coordinated with `m` ("weight and height both increased" binds both). */
 export function coordinatedGroup(m: Mention, mentions: readonly Mention[], text: string): Mention[] {
-  const sorted = [...mentions].sort((a, b) => a.start - b.start);
-  const at = sorted.indexOf(m);
+  const { sorted, at: position } = ordered(mentions);
+  const at = position.get(m) ?? -1;
   if (at < 0) return [m];
   const group = [m];
   for (let i = at - 1; i >= 0 && joins(sorted[i], group[0], text); i--) group.unshift(sorted[i]);

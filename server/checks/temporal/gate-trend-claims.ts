@@ -50,6 +50,7 @@ const NOUN_FORM = /^(?:loss|gain|drop|decline|increase|decrease|rise|reduction|c
 const ONGOING = /^(?:appears?|appeared|seems?|seemed|continued|continues|continue|began|begins|started|starts|tends?|tended|went|came|was|were|is|are|has|have)$/;
 /** Words that show an "unsupported" clause is about trends at all ("the patient could not attend" is not). */
 const ABOUT_TREND = /\b(?:trend|change|compar\w*|determin\w*|assess\w*|measurements?|values?|points?|readings?|results?)\b/i;
+const COMPOUND_CHAR = /^[\p{L}\p{N}'’-]$/u;
 
 interface WordHit {
   start: number;
@@ -66,9 +67,12 @@ export function hasTrendWord(text: string): boolean {
 function wordHits(text: string): WordHit[] {
   const hits: WordHit[] = [];
   const add = (re: RegExp, direction: Direction) => {
+    // One pattern's matches never overlap each other, so each is checked against the earlier
+    // patterns' hits only (disjoint, sorted once): a scan of every hit per match was quadratic.
+    const earlier = [...hits].sort((a, b) => a.start - b.start);
     for (const m of text.matchAll(re)) {
       const hit = { start: m.index, end: m.index + m[0].length, word: m[0], direction };
-      if (!hits.some((h) => hit.start < h.end && h.start < hit.end)) hits.push(hit);
+      if (!overlapsSorted(earlier, hit)) hits.push(hit);
     }
   };
   add(FLAT_WORDS, 'flat');
@@ -76,6 +80,18 @@ function wordHits(text: string): WordHit[] {
   add(DOWN_WORDS, 'down');
   add(OTHER_TREND, 'trend');
   return hits.sort((a, b) => a.start - b.start);
+}
+
+/** Whether `hit` overlaps one of the disjoint, start-ordered `spans`: only the last one starting before its end can. */
+function overlapsSorted(spans: readonly WordHit[], hit: { start: number; end: number }): boolean {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid].start < hit.end) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && spans[lo - 1].end > hit.start;
 }
 
 function aboutSomethingElse(text: string, hit: WordHit): boolean {
@@ -89,24 +105,49 @@ function aboutSomethingElse(text: string, hit: WordHit): boolean {
 export function trendClaims(answer: string, selected: readonly SelectedSeries[], universe: readonly NumericSeries[]): TrendClaim[] {
   const series = selected.map((s) => s.series);
   const mentions = findMentions(answer, series, universe);
+  const insidePhrase = phraseCover(mentions);
   const claims: TrendClaim[] = [];
   for (const sentence of splitSentences(answer)) {
     for (const clause of splitClauses(sentence)) {
       if (UNSUPPORTED_TREND.test(clause.text)) continue;
+      // The clause's own mentions, once per clause rather than once per trend word.
+      let inClause: Mention[] | undefined;
       for (const hit of wordHits(clause.text)) {
         if (aboutSomethingElse(clause.text, hit)) continue;
         const at = { start: clause.start + hit.start, end: clause.start + hit.end };
-        if (mentions.some((m) => m.kind === 'phrase' && at.start >= m.start && at.end <= m.end)) continue;
+        if (insidePhrase(at)) continue;
         if (incidental(answer, at, hit, mentions)) continue;
         if (/^no longer$/i.test(wordsBefore(clause.text, hit.start, 2).join(' '))) continue;
         const negated = hit.direction !== 'flat' && negatedBefore(clause.text, hit.start, 3);
-        for (const s of bind(answer, clause, sentence, at, hit, mentions, series)) {
+        inClause ??= mentions.filter((m) => m.start >= clause.start && m.end <= clause.start + clause.text.length);
+        for (const s of bind(answer, clause, sentence, at, hit, mentions, series, inClause)) {
           claims.push({ series: s, direction: hit.direction, negated, clause, sentence, word: hit.word, at: hit.start });
         }
       }
     }
   }
   return claims;
+}
+
+/**
+ * Whether a span lies inside a full-name mention. Mentions come in start order, so the furthest
+ * end among those starting at or before the span settles it (a scan of all per trend word was
+ * quadratic).
+ */
+function phraseCover(mentions: readonly Mention[]): (at: { start: number; end: number }) => boolean {
+  const phrases = mentions.filter((m) => m.kind === 'phrase');
+  const reach: number[] = [];
+  phrases.forEach((m, i) => reach.push(Math.max(m.end, i > 0 ? reach[i - 1] : -Infinity)));
+  return (at) => {
+    let lo = 0;
+    let hi = phrases.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (phrases[mid].start <= at.start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && reach[lo - 1] >= at.end;
+  };
 }
 
 /**
@@ -137,10 +178,38 @@ function incidental(answer: string, at: { start: number; end: number }, hit: Wor
     }
   }
   if (NOUN_FORM.test(hit.word)) {
-    const prev = /([\p{L}\p{N}'’-]+)[ \t]+$/u.exec(answer.slice(0, at.start));
-    if (prev && !NOUN_PREV.test(prev[1].toLowerCase()) && !isMentionAt(mentions, prev.index, prev.index + prev[1].length)) return true;
+    const prev = wordThenBlanks(answer, at.start);
+    if (prev && !NOUN_PREV.test(prev.word.toLowerCase()) && !isMentionAt(mentions, prev.start, prev.start + prev.word.length)) return true;
   }
   return false;
+}
+
+/** The code point that ends at `i` (a surrogate pair counts once). */
+function codePointBefore(text: string, i: number): string {
+  const low = text.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = text.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return text.slice(i - 2, i);
+  }
+  return text[i - 1];
+}
+
+/**
+ * What `/([\p{L}\p{N}'’-]+)[ \t]+$/u` finds in `text.slice(0, end)` (the whole word before the
+ * spaces/tabs that end it), read backwards from `end`: the `$`-anchored pattern was tried from every
+ * position of the prefix, and per trend word.
+ */
+function wordThenBlanks(text: string, end: number): { word: string; start: number } | null {
+  let i = end;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i -= 1;
+  if (i === end) return null;
+  const wordEnd = i;
+  while (i > 0) {
+    const c = codePointBefore(text, i);
+    if (!COMPOUND_CHAR.test(c)) break;
+    i -= c.length;
+  }
+  return i === wordEnd ? null : { word: text.slice(i, wordEnd), start: i };
 }
 
 function distance(m: Mention, at: { start: number; end: number }): number {
@@ -157,10 +226,15 @@ function bind(
   hit: WordHit,
   mentions: readonly Mention[],
   series: readonly NumericSeries[],
+  inClause: readonly Mention[],
 ): NumericSeries[] {
-  const inClause = mentions.filter((m) => m.start >= clause.start && m.end <= clause.start + clause.text.length);
   if (inClause.length > 0) {
-    const nearest = [...inClause].sort((a, b) => distance(a, at) - distance(b, at) || b.start - a.start)[0];
+    // Nearest, then the later one: the first of a stable sort by that order, found in one pass.
+    let nearest = inClause[0];
+    for (const m of inClause) {
+      const d = distance(m, at) - distance(nearest, at);
+      if (d < 0 || (d === 0 && m.start > nearest.start)) nearest = m;
+    }
     return unique(coordinatedGroup(nearest, mentions, answer).map((m) => m.series));
   }
   const carried = mentions.filter((m) => m.start >= sentence.start && m.end <= clause.start).pop();

@@ -10,7 +10,7 @@ import { readValues } from './gate-numbers';
 import { findMentions, onePointPatch, trendPatch } from './gate-series';
 import { acknowledgesNoTrend, trendClaims, type TrendClaim } from './gate-trend-claims';
 import { findDateLikeTokens } from './gate-dates';
-import { blankMarkers, blankSpans, findIsoDates, monthsBefore, wordsBefore } from './text';
+import { blankMarkers, blankSpans, findIsoDates, monthsBefore, wordsBefore, type IsoDate } from './text';
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
 
 type Verdict = 'agree' | 'disagree' | 'unknown';
@@ -18,8 +18,13 @@ type Dir = 'up' | 'down' | 'flat';
 
 const WINDOW = /\b(?:(?:past|last|previous|recent)\s+(?:year|12\s+months|twelve\s+months|6\s+months|six\s+months)|(?:12|twelve|6|six)[\s-]+months?)\b/i;
 const START_WORDS = new Set(['since', 'from', 'after', 'starting']);
-/** Between a direction word and its first date: "to <value> on" with no start point of its own. */
-const TO_FORM = /^(?:(?!\b(?:from|between|since|after)\b).)*\bto\b(?:(?!\b(?:from|between|since|after)\b).)*$/is;
+/**
+ * Between a direction word and its first date: "to <value> on" with no start point of its own —
+ * a `to` and none of the start words. (The single tempered pattern this replaces re-read the text
+ * after every `to` when a start word followed.)
+ */
+const TO_WORD = /\bto\b/i;
+const START_POINT = /\b(?:from|between|since|after)\b/i;
 
 export function checkTrends(ctx: GateContext): CheckResult {
   if (!ctx.trendAsked || ctx.selected.length === 0) return noResult();
@@ -79,8 +84,9 @@ function askedAbout(ctx: GateContext, s: NumericSeries): boolean {
 
 function direction(ctx: GateContext, s: NumericSeries, claims: readonly TrendClaim[]): { check: GateCheck | null; patch: Patch | null } {
   let agreed: TrendClaim | null = null;
+  const readings = seriesReadings(s);
   for (const c of claims) {
-    const verdict = judge(ctx, s, c);
+    const verdict = judge(ctx, s, c, readings);
     if (verdict === 'disagree') {
       const patch = trendPatch(s);
       return { check: makeCheck('trend_direction', 'fail', 'block', c.clause.text, `"${c.negated ? 'not ' : ''}${c.word}" contradicts the documented ${s.concept} series (${describe(s)}).`, patch.citations), patch };
@@ -109,14 +115,36 @@ function compare(c: TrendClaim, truth: Dir): Verdict {
   return truth === c.direction ? 'agree' : 'disagree';
 }
 
-function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim): Verdict {
+type Value = { value: number; decimals: number };
+
+/**
+ * What judging one series reads from a claim's clause and sentence, kept per clause and sentence:
+ * claims of one clause share it, and re-reading a long clause per trend word was cubic.
+ */
+interface SeriesReadings {
+  byDate: Map<string, SeriesPoint>;
+  clauses: Map<TrendClaim['clause'], { dates: IsoDate[]; anyDate: boolean; values?: Value[] }>;
+  windows: Map<TrendClaim['sentence'], number | null>;
+}
+
+function seriesReadings(s: NumericSeries): SeriesReadings {
+  return { byDate: new Map(s.points.map((p) => [p.date, p])), clauses: new Map(), windows: new Map() };
+}
+
+function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim, readings: SeriesReadings): Verdict {
   if (c.direction === 'trend') return 'unknown';
-  const byDate = new Map(s.points.map((p) => [p.date, p]));
-  const dates = findIsoDates(c.clause.text).filter((d) => byDate.has(d.iso));
+  const byDate = readings.byDate;
+  let clause = readings.clauses.get(c.clause);
+  if (!clause) {
+    const all = findIsoDates(c.clause.text);
+    clause = { dates: all.filter((d) => byDate.has(d.iso)), anyDate: all.length > 0 };
+    readings.clauses.set(c.clause, clause);
+  }
+  const dates = clause.dates;
   // "rose to 15.7 on D1 and returned to 15.6 on D2": the word names its own end point, the first
   // date after it; later dates of the clause belong to the next change.
   const endPoint = dates.find((d) => d.start > c.at);
-  if (dates.length >= 2 && endPoint && TO_FORM.test(c.clause.text.slice(c.at + c.word.length, endPoint.start))) {
+  if (dates.length >= 2 && endPoint && toForm(c.clause.text.slice(c.at + c.word.length, endPoint.start))) {
     return oneDate(c, s, byDate.get(endPoint.iso) as SeriesPoint, []);
   }
   if (dates.length >= 2) {
@@ -125,16 +153,20 @@ function judge(ctx: GateContext, s: NumericSeries, c: TrendClaim): Verdict {
   }
   // A clause anchored on another event's date ("fell after ART started on D") is about a sub-period
   // the series points cannot settle.
-  if (dates.length === 0 && findIsoDates(c.clause.text).length > 0) return 'unknown';
-  const values = clauseValues(c, s, ctx.facts.numeric_series);
+  if (dates.length === 0 && clause.anyDate) return 'unknown';
+  const values = (clause.values ??= clauseValues(c, s, ctx.facts.numeric_series));
   if (dates.length === 1) return oneDate(c, s, byDate.get(dates[0].iso) as SeriesPoint, wordsBefore(c.clause.text, dates[0].start, 2));
   if (values.length >= 2) return twoValues(c, s, values[0], values[values.length - 1]);
   if (values.length === 1) return oneValue(c, s, values[0]);
-  return wholeSeries(ctx, c, s);
+  return wholeSeries(ctx, c, s, readings);
+}
+
+function toForm(between: string): boolean {
+  return TO_WORD.test(between) && !START_POINT.test(between);
 }
 
 /** Values of `s` written in the claim's clause, in mention order. */
-function clauseValues(c: TrendClaim, s: NumericSeries, all: readonly NumericSeries[]): Array<{ value: number; decimals: number }> {
+function clauseValues(c: TrendClaim, s: NumericSeries, all: readonly NumericSeries[]): Value[] {
   const text = blankSpans(blankMarkers(c.clause.text), [...findIsoDates(c.clause.text), ...findDateLikeTokens(c.clause.text)]);
   const mentions = findMentions(text, [s], all);
   return readValues(text, mentions, [s], all, () => text.length).filter((t) => t.series === s && !t.skip);
@@ -186,9 +218,10 @@ function oneValue(c: TrendClaim, s: NumericSeries, v: { value: number; decimals:
 }
 
 /** No endpoints named: the whole series, or the past-6/12-month window the sentence names. */
-function wholeSeries(ctx: GateContext, c: TrendClaim, s: NumericSeries): Verdict {
+function wholeSeries(ctx: GateContext, c: TrendClaim, s: NumericSeries, readings: SeriesReadings): Verdict {
   let pts = s.points;
-  const windowMonths = namedWindowMonths(c.sentence.text);
+  if (!readings.windows.has(c.sentence)) readings.windows.set(c.sentence, namedWindowMonths(c.sentence.text));
+  const windowMonths = readings.windows.get(c.sentence) ?? null;
   const ref = ctx.facts.reference_date;
   if (windowMonths !== null && ref !== null) {
     const from = monthsBefore(ref, windowMonths);

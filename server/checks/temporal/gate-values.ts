@@ -10,7 +10,7 @@ import { makeCheck, noResult, sameValue, type CheckResult, type GateContext } fr
 import { readValues, type ValueToken } from './gate-numbers';
 import { findMentions, seriesSummaryPatch } from './gate-series';
 import { findDateLikeTokens } from './gate-dates';
-import { blankMarkers, blankSpans, findIsoDates, splitClauses, splitSentences, type IsoDate, type Piece } from './text';
+import { blankMarkers, blankSpans, findIsoDates, splitClauses, splitSentences, trimmedEnd, type IsoDate, type Piece } from './text';
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
 
 const MAX_FAILURES_PER_SERIES = 3;
@@ -21,8 +21,11 @@ const VALUE_THEN_DATE =
 const NEW_ITEM = /\b(?:and|or|but|while|whereas|then|versus|vs)\b|;/i;
 /** "D: 52 kg", "D | 52 kg" — a date introducing what follows. */
 const DATE_HEADER = /^[\s]*[:|]/;
-/** "D, weight was 52 kg" (series names are blanked before this test). */
-const DATE_THEN_VALUE = /^[\s:,|)=\-–—]*(?:(?:the|a|an|patient['’]?s?|was|were|is|of|at|measured|recorded|documented|reading|value|level|count|weighed|measurement|result|it)\s*[:,=]?\s*){0,4}$/i;
+/**
+ * "D, weight was 52 kg" (series names are blanked before this test). It holds no digit. The blanks
+ * after a `:`/`,`/`=` belong to it: `\s*[:,=]?\s*` split one blank run every way (polynomial).
+ */
+const DATE_THEN_VALUE = /^[\s:,|)=\-–—]*(?:(?:the|a|an|patient['’]?s?|was|were|is|of|at|measured|recorded|documented|reading|value|level|count|weighed|measurement|result|it)\s*(?:[:,=]\s*)?){0,4}$/i;
 /** Other events a date may belong to: a value next to them is not "on" that date. */
 const OTHER_EVENT = /\b(?:return|next|scheduled|appointment|follow[- ]?up|start|started|initiat\w*|began|begin|diagnos\w*|enrol\w*|admi\w*|discharg\w*|prescrib\w*|since|after|before|until|prior|born|birth)\b/i;
 const MAX_NEAREST_WORDS = 6;
@@ -35,7 +38,10 @@ const STANDALONE_NUMBER = /(?<![\p{L}\p{N}_.])\d+(?:[.,]\d+)?(?![\p{L}\p{N}_])/u
  */
 const EXTENT_WORD = /\brang(?:e|es|ed|ing)\b/i;
 const EXTENT_LEAD = /\bbetween\s*$/i;
-const SPAN_LEAD = /\b(?:between|from)\s*$/i;
+/** Tested on the prefix's last characters with its trailing blanks cut (as `\b(?:between|from)\s*$` on all of it). */
+const SPAN_LEAD = /\b(?:between|from)$/i;
+/** SPAN_LEAD's longest word plus one character for its `\b`. */
+const SPAN_LEAD_REACH = 8;
 const SPAN_JOIN = /^\s*(?:and|to|through|until|-|–|—)\s*$/i;
 
 interface Binding {
@@ -80,7 +86,32 @@ export function checkDateValues(ctx: GateContext): CheckResult {
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void {
-  map.set(key, [...(map.get(key) ?? []), ...values]);
+  // Appended in place: copying the list per value was quadratic in a long list of values.
+  const list = map.get(key);
+  if (list) for (const v of values) list.push(v);
+  else map.set(key, [...values]);
+}
+
+/**
+ * A sentence as bindPart reads it: dates and markers blanked; the same with series names blanked
+ * too, and the comma/parenthesis segments, each built once per sentence when first needed.
+ */
+interface BlankedSentence {
+  text: string;
+  unnamed: () => string;
+  segmentOf: (at: number) => { start: number; end: number };
+}
+
+/** Index of the first of the ascending `xs` that is ≥ `x` (`xs.length` when none). */
+function lowerBound(xs: ReadonlyArray<number>, x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Attributed values of one sentence with the date each is bound to (null = unbound). */
@@ -96,17 +127,31 @@ function bindSentence(text: string, isoDates: readonly IsoDate[], series: readon
   // a CD4 count was drawn on D" says nothing about weight on D. Clauses are cut from the unblanked
   // text (same offsets) because trimming would drop a blanked date at a clause's end.
   const parts = byClause ? splitClauses({ text, start: 0 }) : splitParts(blanked);
+  // Parts are in order and apart (never sharing an end), as are tokens and dates: each lookup is a
+  // binary search instead of a scan of all of them per part or per coordinated name.
+  const partStarts = parts.map((p) => p.start);
   const partEnd = (at: number) => {
-    const p = parts.find((q) => at >= q.start && at <= q.start + q.text.length);
-    return p ? p.start + p.text.length : blanked.length;
+    const p = parts[lowerBound(partStarts, at + 1) - 1];
+    return p && at <= p.start + p.text.length ? p.start + p.text.length : blanked.length;
   };
   const tokens = readValues(blanked, mentions, series, all, partEnd).filter((t) => t.series !== null);
+  const tokenStarts = tokens.map((t) => t.start);
+  const dateStarts = dates.map((d) => d.start);
+  let unnamed: string | undefined;
+  let separators: number[] | undefined;
+  const sentence: BlankedSentence = {
+    text: blanked,
+    // Series names blanked once per sentence, not once per value: "D, weight was 52 kg" reads as "D, … was 52 kg".
+    unnamed: () => (unnamed ??= blankSpans(blanked, mentions)),
+    segmentOf: (at) => segmentOf(blanked, (separators ??= separatorsOf(blanked)), at),
+  };
   const out: Binding[] = [];
   for (const part of parts) {
-    const inPart = (x: { start: number }) => x.start >= part.start && x.start < part.start + part.text.length;
+    const end = part.start + part.text.length;
+    const inPart = tokens.slice(lowerBound(tokenStarts, part.start), lowerBound(tokenStarts, end));
     for (const s of series) {
-      const values = tokens.filter((t) => t.series === s && inPart(t));
-      if (values.length > 0) out.push(...bindPart(blanked, part, values, dates.filter(inPart), mentions.map((m) => ({ start: m.start, end: m.end }))));
+      const values = inPart.filter((t) => t.series === s);
+      if (values.length > 0) out.push(...bindPart(sentence, part, values, dates.slice(lowerBound(dateStarts, part.start), lowerBound(dateStarts, end))));
     }
   }
   return out;
@@ -114,10 +159,32 @@ function bindSentence(text: string, isoDates: readonly IsoDate[], series: readon
 
 /** "between D1 and D2", "from D1 to D2": both dates bound a period (blanked text: citations are spaces). */
 function markSpans(text: string, dates: SentenceDate[]): void {
+  const leadEnd = trimmedEndsInOrder(text);
   for (let i = 0; i + 1 < dates.length; i++) {
     const [a, b] = [dates[i], dates[i + 1]];
-    if (SPAN_LEAD.test(text.slice(0, a.start)) && SPAN_JOIN.test(text.slice(a.end, b.start))) a.span = b.span = true;
+    // The lead is read at the prefix's end only: a `$`-anchored test over the whole prefix per date
+    // was quadratic, and with the dates blanked the blanks before one date span all earlier ones.
+    const end = leadEnd(a.start);
+    if (SPAN_LEAD.test(text.slice(Math.max(0, end - SPAN_LEAD_REACH), end)) && SPAN_JOIN.test(text.slice(a.end, b.start))) a.span = b.span = true;
   }
+}
+
+/**
+ * `text.slice(0, at).trimEnd().length` for non-decreasing `at`. The dates are blanked, so the blanks
+ * before one date can reach back over all earlier ones: each call scans only back to the previous
+ * `at` and reuses its answer when everything since is blank.
+ */
+function trimmedEndsInOrder(text: string): (at: number) => number {
+  let lastAt = 0;
+  let lastEnd = 0;
+  return (at) => {
+    if (at < lastAt) return trimmedEnd(text, at);
+    let i = at;
+    while (i > lastAt && /\s/.test(text[i - 1])) i -= 1;
+    const end = i > lastAt ? i : lastEnd;
+    [lastAt, lastEnd] = [at, end];
+    return end;
+  };
 }
 
 /** `;` and line breaks separate claims; commas do not ("On D1 and D2, weight was 53 and 52 kg"). */
@@ -132,7 +199,8 @@ function splitParts(text: string): Piece[] {
   return out;
 }
 
-function bindPart(text: string, part: Piece, values: ValueToken[], dates: SentenceDate[], names: Array<{ start: number; end: number }>): Binding[] {
+function bindPart(sentence: BlankedSentence, part: Piece, values: ValueToken[], dates: SentenceDate[]): Binding[] {
+  const text = sentence.text;
   const bound = new Map<ValueToken, string | null>();
   if (/\brespectively\b/i.test(part.text)) {
     if (dates.length === values.length) values.forEach((v, i) => bound.set(v, dates[i].iso));
@@ -144,7 +212,7 @@ function bindPart(text: string, part: Piece, values: ValueToken[], dates: Senten
     values.forEach((v, i) => bound.set(v, dates[i].iso));
   } else {
     for (const v of values) {
-      const d = adjacentDate(text, v, dates, names);
+      const d = adjacentDate(text, v, dates, sentence.unnamed);
       if (d) bound.set(v, d.iso);
     }
     const loose = values.filter((v) => !bound.has(v));
@@ -154,8 +222,9 @@ function bindPart(text: string, part: Piece, values: ValueToken[], dates: Senten
       const between = gap(text, loose[0], dates[0]);
       if (!OTHER_EVENT.test(between) && !STANDALONE_NUMBER.test(between)) bound.set(loose[0], dates[0].iso);
     }
+    const backs = new Map<string, ValueToken | null>();
     for (const v of extent ? [] : values.filter((x) => !bound.has(x))) {
-      const d = nearestInSegment(text, v, dates, values);
+      const d = nearestInSegment(sentence, v, dates, values, backs);
       if (d) bound.set(v, d.iso);
     }
   }
@@ -186,16 +255,20 @@ function grouped(text: string, values: readonly ValueToken[], dates: readonly Se
  * The date written right next to the value. "52 kg on D" beats a preceding "D, …"; a header date
  * ("D: …") binds only forward; two equally strong candidates bind nothing.
  */
-function adjacentDate(text: string, v: ValueToken, dates: readonly SentenceDate[], names: ReadonlyArray<{ start: number; end: number }>): SentenceDate | null {
+function adjacentDate(text: string, v: ValueToken, dates: readonly SentenceDate[], unnamed: () => string): SentenceDate | null {
   const scored: Array<{ d: SentenceDate; score: number }> = [];
   const after = dates.find((d) => d.start >= v.unitEnd);
-  if (after && !DATE_HEADER.test(text.slice(after.end)) && VALUE_THEN_DATE.test(text.slice(v.unitEnd, after.start))) {
+  // VALUE_THEN_DATE first: it stops at the next value, so the look past `after` runs for few values.
+  if (after && VALUE_THEN_DATE.test(text.slice(v.unitEnd, after.start)) && !DATE_HEADER.test(text.slice(after.end))) {
     const between = text.slice(v.unitEnd, after.start).trim();
     scored.push({ d: after, score: between === '' ? 1 : 3 });
   }
-  const before = [...dates].reverse().find((d) => d.end <= v.start);
-  if (before) {
-    const between = blankSpans(text.slice(0, v.start), names).slice(before.end);
+  let before: SentenceDate | undefined;
+  for (let i = dates.length - 1; i >= 0 && !before; i--) if (dates[i].end <= v.start) before = dates[i];
+  // A digit in between (an earlier value) already rules DATE_THEN_VALUE out; looking back only to it
+  // keeps many values after one date from re-reading the same stretch each.
+  if (before && !digitBetween(unnamed(), before.end, v.start)) {
+    const between = unnamed().slice(before.end, v.start);
     if (DATE_THEN_VALUE.test(between)) scored.push({ d: before, score: DATE_HEADER.test(between) ? 3 : 2 });
   }
   scored.sort((a, b) => b.score - a.score);
@@ -203,29 +276,59 @@ function adjacentDate(text: string, v: ValueToken, dates: readonly SentenceDate[
   return scored[0].d;
 }
 
+/** An ASCII digit in `text.slice(from, to)`, looked for from the right. */
+function digitBetween(text: string, from: number, to: number): boolean {
+  for (let i = to - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
 /**
  * Mutually nearest date and value inside one comma/parenthesis-delimited segment, a few words apart;
  * the end points of a period ("52.0 kg between D1 and D2") never bind this way.
  */
-function nearestInSegment(text: string, v: ValueToken, dates: readonly SentenceDate[], values: readonly ValueToken[]): SentenceDate | null {
-  const seg = segmentOf(text, v.start);
+function nearestInSegment(
+  sentence: BlankedSentence,
+  v: ValueToken,
+  dates: readonly SentenceDate[],
+  values: readonly ValueToken[],
+  backs: Map<string, ValueToken | null>,
+): SentenceDate | null {
+  const text = sentence.text;
+  const seg = sentence.segmentOf(v.start);
   const inSeg = <T extends { start: number }>(xs: readonly T[]) => xs.filter((x) => x.start >= seg.start && x.start < seg.end);
   // A period's end points are not the date of a value that merely sits next to them.
   const segDates = inSeg(dates).filter((d) => !d.span);
-  const segValues = inSeg(values);
   const nearestDate = closest(segDates, (d) => distance(v, d));
   if (!nearestDate) return null;
-  const back = closest(segValues, (x) => distance(x, nearestDate));
-  if (back !== v) return null;
+  // The value nearest a date depends on the segment and the date only: found once for all values
+  // of a segment (per value, it made many values in one segment quadratic).
+  const key = `${seg.start}:${nearestDate.start}`;
+  if (!backs.has(key)) backs.set(key, closest(inSeg(values), (x) => distance(x, nearestDate)));
+  if (backs.get(key) !== v) return null;
   const between = gap(text, v, nearestDate);
   if (OTHER_EVENT.test(between) || NEW_ITEM.test(between) || (between.match(/[\p{L}\p{N}]+/gu) ?? []).length > MAX_NEAREST_WORDS) return null;
   return nearestDate;
 }
 
-function segmentOf(text: string, at: number): { start: number; end: number } {
-  const left = Math.max(...[',', '(', ')'].map((c) => text.lastIndexOf(c, at - 1)));
-  const rights = [',', '(', ')'].map((c) => text.indexOf(c, at)).filter((i) => i >= 0);
-  return { start: left + 1, end: rights.length > 0 ? Math.min(...rights) : text.length };
+/** Positions of the segment separators `,` `(` `)`, ascending. */
+function separatorsOf(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) if (text[i] === ',' || text[i] === '(' || text[i] === ')') out.push(i);
+  return out;
+}
+
+/**
+ * The comma/parenthesis-delimited segment around `at`, from the sentence's separator positions:
+ * the last one at or before `max(at - 1, 0)` (as `lastIndexOf(c, at - 1)` reads) and the first one
+ * at or after `at`. Searching the text per value was quadratic.
+ */
+function segmentOf(text: string, separators: readonly number[], at: number): { start: number; end: number } {
+  const left = separators[lowerBound(separators, Math.max(at - 1, 0) + 1) - 1] ?? -1;
+  const right = separators[lowerBound(separators, at)];
+  return { start: left + 1, end: right ?? text.length };
 }
 
 function distance(v: ValueToken, d: SentenceDate): number {

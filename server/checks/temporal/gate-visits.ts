@@ -6,7 +6,7 @@
  * introduces it. Unbound dates are never judged.
  */
 import { makeCheck, noResult, type CheckResult, type GateContext, type Patch } from './gate-common';
-import { countWords, findIsoDates, negatedBefore, splitClauses, splitSentences, wordsBefore, type IsoDate, type Piece } from './text';
+import { countWords, findIsoDates, negatedBefore, splitClauses, splitSentences, trimmedEnd, wordsBefore, type IsoDate, type Piece } from './text';
 import type { AppointmentCandidate, GateCheck } from './types';
 
 const UPCOMING_TRIGGER = /\b(?:upcoming|future|next|scheduled|appointments?|follow[- ]?ups?|return[- ]visits?)\b/i;
@@ -28,6 +28,7 @@ const FRAME = new RegExp(
   'gi',
 );
 const HISTORICAL = /\b(?:previous|previously|prior|earlier|past|last|latest|most recent|historical|historically|former|formerly|originally|initially|was|were|had|missed|attended|completed|already)\b/i;
+const HISTORICAL_ALL = new RegExp(HISTORICAL.source, 'gi');
 const DATE_BEFORE_FRAME = /^\s*(?:\[[^\]]*\]\s*)?(?:is|will\s+be)\s+(?:the\s+)?(?:patient['’]s\s+)?$/i;
 const FRAME_REACH = 80;
 
@@ -47,7 +48,16 @@ const LAST_VISIT_REACH = 120;
  */
 const VISIT_TYPE_PREDICATE = /^\s*(?:was|is)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,3}(?:visit|encounter|consultation)\s+(?:on|dated)\s+$/i;
 const PREPOSITION_BEFORE = /\b(?:at|during|since|from|after|before|by|in|on|of|for|until)\s+(?:the\s+|this\s+|that\s+|his\s+|her\s+|their\s+|patient['’]s\s+)*$/i;
-const ATTACHED_DATE = /^\s*(?:\[[^\]]*\]\s*)*[(,:]?\s*(?:on|dated|of)?\s*(?:\[[^\]]*\]\s*)*$/i;
+/** The words PREPOSITION_BEFORE lets stand between its preposition and the phrase. */
+const DETERMINER = /^(?:the|this|that|his|her|their|patient['’]s)$/i;
+/**
+ * `[5] (on D`, `, dated [5] D`. Written so that no two blank runs or bracket runs sit side by side
+ * (`[(,:]?\s*(?:on|dated|of)?\s*` split one blank run every way): the same texts, read once.
+ */
+const ATTACHED_DATE = /^\s*(?:\[[^\]]*\]\s*)*(?:(?:[(,:]\s*(?:(?:on|dated|of)\s*)?|(?:on|dated|of)\s*)(?:\[[^\]]*\]\s*)*)?$/i;
+/** "D [5] was the patient's last visit"; as above, each blank run has one owner. */
+const DATE_BEFORE_PHRASE = /^\s*(?:\[[^\]]*\]\s*)?(?:[,:]\s*)?(?:(?:was|is|marks)\s*)?(?:the\s+)?(?:patient['’]s\s+)?$/i;
+const SPACE = /\s/;
 const SHORT_ANSWER_WORDS = 12;
 
 const UPCOMING_FALLBACK_NOTE = 'No upcoming appointment is documented after';
@@ -99,18 +109,20 @@ function framedDates(answer: string): FramedDate[] {
   const out: FramedDate[] = [];
   for (const sentence of splitSentences(answer)) {
     for (const clause of splitClauses(sentence)) {
+      // What depends on the clause alone is read once, not once per framing in it.
+      const view = clauseView(clause.text);
       for (const m of clause.text.matchAll(FRAME)) {
         // A framing inside a "nothing upcoming" statement ("does not document a future visit after D")
         // is that statement's date bound, not an appointment.
-        if (negatedBefore(clause.text, m.index, 3) || NO_UPCOMING.some((re) => re.test(clause.text))) continue;
+        if (negatedBefore(clause.text, m.index, 3) || view.deniesUpcoming()) continue;
         const frameEnd = m.index + m[0].length;
-        const date = dateAfter(clause, frameEnd) ?? dateBefore(clause, m.index);
+        const date = dateAfter(view.dates(), frameEnd) ?? dateBefore(clause, view.dates(), m.index);
         if (!date) continue;
         const lead = wordsBefore(clause.text, m.index, 6).join(' ');
         const between = date.start >= frameEnd ? clause.text.slice(frameEnd, date.start) : '';
         // Past tense anywhere after the framing ("the next visit after D1 was on D2") is narration, and a
         // date introduced by after/since/before is a reference point, not the appointment.
-        if (HISTORICAL.test(lead) || HISTORICAL.test(clause.text.slice(frameEnd))) continue;
+        if (HISTORICAL.test(lead) || view.lastHistorical() >= frameEnd) continue;
         if (date.start >= frameEnd && /\b(?:after|since|before|until|from)\s*(?:(?:the|this|that|her|his|their|patient['’]s)\s+)?$/i.test(between)) continue;
         if (!out.some((o) => o.iso === date.iso)) out.push({ iso: date.iso, clause: clause.text });
       }
@@ -119,14 +131,35 @@ function framedDates(answer: string): FramedDate[] {
   return out;
 }
 
-function dateAfter(clause: Piece, from: number): IsoDate | null {
-  const d = findIsoDates(clause.text).find((x) => x.start >= from);
+interface ClauseView {
+  dates: () => IsoDate[];
+  deniesUpcoming: () => boolean;
+  /**
+   * Where the clause's last HISTORICAL word starts (-1: none). Its words never overlap, so a
+   * framing ending at `e` has one after it (HISTORICAL.test(text.slice(e))) exactly when this is ≥ e.
+   */
+  lastHistorical: () => number;
+}
+
+function clauseView(text: string): ClauseView {
+  let dates: IsoDate[] | undefined;
+  let denies: boolean | undefined;
+  let historical: number | undefined;
+  return {
+    dates: () => (dates ??= findIsoDates(text)),
+    deniesUpcoming: () => (denies ??= NO_UPCOMING.some((re) => re.test(text))),
+    lastHistorical: () => (historical ??= [...text.matchAll(HISTORICAL_ALL)].pop()?.index ?? -1),
+  };
+}
+
+function dateAfter(dates: readonly IsoDate[], from: number): IsoDate | null {
+  const d = dates.find((x) => x.start >= from);
   return d && d.start - from <= FRAME_REACH ? d : null;
 }
 
 /** "2026-04-01 is the next appointment". */
-function dateBefore(clause: Piece, frameStart: number): IsoDate | null {
-  const d = findIsoDates(clause.text).filter((x) => x.end <= frameStart).pop();
+function dateBefore(clause: Piece, dates: readonly IsoDate[], frameStart: number): IsoDate | null {
+  const d = dates.filter((x) => x.end <= frameStart).pop();
   return d && DATE_BEFORE_FRAME.test(clause.text.slice(d.end, frameStart)) ? d : null;
 }
 
@@ -219,8 +252,9 @@ function noEncounterPatch(ctx: GateContext): Patch {
 function lastVisitClaims(answer: string, questionAsks: boolean): LastVisitClaim[] {
   const out: LastVisitClaim[] = [];
   for (const sentence of splitSentences(answer)) {
+    const view = sentenceView(sentence.text);
     for (const m of sentence.text.matchAll(LAST_VISIT)) {
-      const iso = boundLastVisitDate(sentence, m.index, m.index + m[0].length);
+      const iso = boundLastVisitDate(sentence, view, m.index, m.index + m[0].length);
       if (iso && !out.some((o) => o.iso === iso)) out.push({ iso, claim: sentence.text });
     }
   }
@@ -228,30 +262,70 @@ function lastVisitClaims(answer: string, questionAsks: boolean): LastVisitClaim[
   return shortAnswerClaim(answer);
 }
 
-function boundLastVisitDate(sentence: Piece, start: number, end: number): string | null {
+/** A sentence's clauses and dates, computed once for all of its last-visit phrases. */
+function sentenceView(text: string): { clauses: () => Piece[]; dates: () => IsoDate[] } {
+  let clauses: Piece[] | undefined;
+  let dates: IsoDate[] | undefined;
+  return { clauses: () => (clauses ??= splitClauses({ text, start: 0 })), dates: () => (dates ??= findIsoDates(text)) };
+}
+
+/**
+ * PREPOSITION_BEFORE on `text.slice(0, end)`, read from the last word before the trailing run of
+ * "the/this/…" words: a match can start no earlier, and the `$`-anchored test otherwise ran over
+ * the whole prefix for every last-visit phrase.
+ */
+function prepositionBefore(text: string, end: number): boolean {
+  let from = end;
+  for (;;) {
+    const wordEnd = trimmedEnd(text, from);
+    let wordStart = wordEnd;
+    while (wordStart > 0 && !SPACE.test(text[wordStart - 1])) wordStart -= 1;
+    from = wordStart;
+    if (wordStart === wordEnd || !DETERMINER.test(text.slice(wordStart, wordEnd))) break;
+  }
+  return PREPOSITION_BEFORE.test(text.slice(from, end));
+}
+
+function boundLastVisitDate(sentence: Piece, view: ReturnType<typeof sentenceView>, start: number, end: number): string | null {
   const text = sentence.text;
   if (negatedBefore(text, start, 3) || QUALIFIED.test(text.slice(end))) return null;
-  const clause = splitClauses({ text, start: 0 }).find((c) => start >= c.start && start < c.start + c.text.length);
+  const clause = view.clauses().find((c) => start >= c.start && start < c.start + c.text.length);
   const clauseEnd = clause ? clause.start + clause.text.length : text.length;
-  const dates = findIsoDates(text);
+  const dates = view.dates();
   const after = dates.find((d) => d.start >= end);
   if (after && after.end <= clauseEnd && after.start - end <= LAST_VISIT_REACH) {
     const between = text.slice(end, after.start);
     if ((OTHER_DATE_FRAME.test(between) && !VISIT_TYPE_PREDICATE.test(between)) || /\b(?:not|no|never)\b|n't\b/i.test(between)) return null;
     // "recorded at the last visit was D": as a prepositional object the phrase owns only a date
     // attached to it ("at the last visit on D"); the clause's verb belongs to another subject.
-    if (PREPOSITION_BEFORE.test(text.slice(0, start)) && !ATTACHED_DATE.test(between)) return null;
+    if (prepositionBefore(text, start) && !ATTACHED_DATE.test(between)) return null;
     return after.iso;
   }
   const before = dates.filter((d) => d.end <= start).pop();
-  if (before && /^\s*(?:\[[^\]]*\]\s*)?[,:]?\s*(?:was|is|marks)?\s*(?:the\s+)?(?:patient['’]s\s+)?$/i.test(text.slice(before.end, start))) return before.iso;
+  if (before && DATE_BEFORE_PHRASE.test(text.slice(before.end, start))) return before.iso;
   return null;
+}
+
+/**
+ * `text.replace(/\[[^\]]*\]/g, ' ')` by hand: the pattern re-read the rest of the text from every
+ * `[` that has no `]` after it.
+ */
+function blankBrackets(text: string): string {
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf('[', at);
+    const close = open < 0 ? -1 : text.indexOf(']', open);
+    if (close < 0) return out + text.slice(at);
+    out += `${text.slice(at, open)} `;
+    at = close + 1;
+  }
 }
 
 /** "2006-05-18 [7]." answering "When was the last visit?": a short, unframed, single-date answer. */
 function shortAnswerClaim(answer: string): LastVisitClaim[] {
   const dates = [...new Set(findIsoDates(answer).map((d) => d.iso))];
-  const plain = answer.replace(/\[[^\]]*\]/g, ' ');
+  const plain = blankBrackets(answer);
   if (dates.length !== 1 || countWords(plain) > SHORT_ANSWER_WORDS) return [];
   if (OTHER_DATE_FRAME.test(plain) || /\b(?:no|not|never|none)\b|n't\b/i.test(plain)) return [];
   return [{ iso: dates[0], claim: answer }];

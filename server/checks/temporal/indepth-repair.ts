@@ -63,7 +63,9 @@ export function repairOddDates(text: string, ledger: ReadonlySet<string>): DateR
 
 /** `71 kg` (spaces optional, µ/μ/u interchangeable), not the start of a longer unit (`kg/m2`). */
 function writesValue(text: string, p: SeriesPoint): boolean {
-  const unit = [...p.unit.trim()].map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');
+  // A blank run in the unit is one `\s*` (two in a row would share a long run of the claim's blanks).
+  const chars = [...p.unit.trim()].filter((c, i, all) => !(i > 0 && /\s/.test(c) && /\s/.test(all[i - 1])));
+  const unit = chars.map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');
   const re = new RegExp(`(?<![\\d.,])(\\d+(?:\\.\\d+)?)\\s*${unit}(?![\\p{L}\\p{N}/²³^])`, 'giu');
   return [...text.matchAll(re)].some((m) => Number(m[1]) === p.value);
 }

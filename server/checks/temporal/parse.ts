@@ -15,10 +15,17 @@ export interface NumericObservation {
   cls: string;
 }
 
-const RECORD_LINE = /^\[(\d+)\]\s*(.*)$/;
+/**
+ * `[N] body`. `(\S.*)?` rather than `(.*)`: the body starts after every leading blank, so `\s*` and
+ * the body cannot trade a blank run back and forth when a line break later makes the line fail.
+ */
+const RECORD_LINE = /^\[(\d+)\]\s*(\S.*)?$/;
 const DATE_PREFIX = /^\((\d{4}-\d{2}-\d{2})\)\s*/;
-/** The Querystore serializer appends the marker last (§5.4), so only a trailing one counts. */
-const DATE_KIND_MARKER = /\s*\[(?:administrative|unknown)\]\s*$/i;
+/**
+ * The Querystore serializer appends the marker last (§5.4), so only a trailing one counts. Tried
+ * only from the start of a blank run (where the leftmost match begins anyway), not from each blank.
+ */
+const DATE_KIND_MARKER = /(?<!\s)\s*\[(?:administrative|unknown)\]\s*$/i;
 const CLASS_SEPARATOR = ' — ';
 /**
  * Records the hub appends after the patient records (§5.1 knowledge references, §5.6 drug
@@ -32,7 +39,8 @@ const LEADING_ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
  * and ratios (`120/80`) are not read as measurements; `72/min` and `98%` still are.
  */
 const LEADING_NUMBER = /^([+-]?\d+(?:\.\d+)?)(?=$|[\s%,;)]|\.(?!\d)|\/(?!\d))/;
-const GROUP_SUFFIX = /\s*\(part of:.*\)\s*$/i;
+const GROUP_OPEN = /\(part of:/gi;
+const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];
 const YES_NO = /^\(?\s*(?:yes|no)\b/i;
 /** Orders state doses, not measurements (`Drug order — Paracetamol: 500 mg` is no series). */
 const ORDER_CLASS = /^(?:drug order|medication)/i;
@@ -71,10 +79,11 @@ function splitRecordLine(line: string): { index: number; ownDate: string | null;
   const m = RECORD_LINE.exec(line.trim());
   if (!m) return null;
   const index = Number(m[1]);
-  const d = DATE_PREFIX.exec(m[2]);
-  if (!d) return { index, ownDate: null, rest: m[2] };
+  const body = m[2] ?? '';
+  const d = DATE_PREFIX.exec(body);
+  if (!d) return { index, ownDate: null, rest: body };
   // An impossible date prefix is dropped rather than trusted: the line then inherits like a dateless one.
-  return { index, ownDate: isCalendarDate(d[1]) ? d[1] : null, rest: m[2].slice(d[0].length) };
+  return { index, ownDate: isCalendarDate(d[1]) ? d[1] : null, rest: body.slice(d[0].length) };
 }
 
 /**
@@ -114,11 +123,25 @@ function numericConcept(raw: string): string {
   return (cut >= 0 ? raw.slice(0, cut) : raw).trim();
 }
 
+/**
+ * `s.replace(/\s*\(part of:.*\)\s*$/i, '')` up to blanks the caller trims, by hand: the pattern
+ * re-read the rest of the line from every blank and every `(part of:`. It matches from the first
+ * `(part of:` after the last line break (`.` stops at one) when a `)` is the last non-blank.
+ */
+function withoutGroupSuffix(s: string): string {
+  const close = s.trimEnd().length - 1;
+  if (close < 0 || s[close] !== ')') return s;
+  GROUP_OPEN.lastIndex = Math.max(...LINE_BREAKS.map((b) => s.lastIndexOf(b, close))) + 1;
+  const open = GROUP_OPEN.exec(s);
+  GROUP_OPEN.lastIndex = 0;
+  return open && open.index + open[0].length <= close ? s.slice(0, open.index) : s;
+}
+
 function numericValue(value: string): { value: number; unit: string } | null {
   if (LEADING_ISO_DATE.test(value)) return null;
   const m = LEADING_NUMBER.exec(value);
   if (!m) return null;
-  const unit = value.slice(m[1].length).replace(GROUP_SUFFIX, '').trim();
+  const unit = withoutGroupSuffix(value.slice(m[1].length)).trim();
   // Coded Yes/No answers (`1 (Yes)`) are assessments, not measurements.
   if (YES_NO.test(unit)) return null;
   return { value: Number(m[1]), unit };

@@ -22,12 +22,22 @@ const CITATION = /\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]/g;
 const DATE_ID = /\bD\d{4}_\d{2}_\d{2}\b/g;
 /** Abbreviations whose full stop does not end a sentence. */
 const ABBREVIATION = /\b(?:e\.g|i\.e|approx|vs|dr|ca|cf|etc)\.$/i;
+/** `. ! ?` followed by blanks and a capital (an opening quote or bracket may come first). */
+const SENTENCE_END = /[.!?](?=\s+["'(\[]?[A-Z])/g;
 /**
  * Where one claim ends and an unrelated one begins inside a sentence. Commas are deliberately not
- * boundaries: "Weight, measured monthly, decreased" is one claim.
+ * boundaries: "Weight, measured monthly, decreased" is one claim. `(?<!\s)`: a break's blanks are
+ * tried from the start of their run only (a match inside a run also matches from its start, which
+ * comes first), so a long run is not re-read from each of its positions.
  */
-const CLAUSE_BREAK = /;|,\s+(?:and|but|then|whereas|while|although|though|however|after|before)\b|\s+(?:but|whereas|while|although|though|however|and then|followed by)\s+|,?\s+then\s+/gi;
+const CLAUSE_BREAK = /;|,\s+(?:and|but|then|whereas|while|although|though|however|after|before)\b|(?<!\s)\s+(?:but|whereas|while|although|though|however|and then|followed by)\s+|,?(?<!\s)\s+then\s+/gi;
 const NEGATOR = /\b(?:no|not|never|none|nothing|neither|nor|without|cannot)\b|n't\b/i;
+const WORD_BEFORE = /[\p{L}\p{N}'’~<>≤≥≈]+/gu;
+const WORD_BEFORE_CHAR = /^[\p{L}\p{N}'’~<>≤≥≈]$/u;
+const WORD_AFTER = /[\p{L}\p{N}'’]+/gu;
+/** Punctuation that ends a negation's reach (never a word character). */
+const NEGATION_STOPS = ',;:—–()[]!?';
+const SPACE = /\s/;
 
 /** True for a real calendar date `YYYY-MM-DD` (rejects `2026-02-30`). */
 export function isCalendarDate(s: string): boolean {
@@ -47,9 +57,24 @@ export function findIsoDates(text: string): IsoDate[] {
 
 /** Replaces each span with spaces of the same length, so every other offset stays valid. */
 export function blankSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
-  let out = text;
-  for (const s of spans) out = out.slice(0, s.start) + ' '.repeat(s.end - s.start) + out.slice(s.end);
-  return out;
+  if (spans.some((s) => s.start < 0 || s.start > s.end || s.end > text.length)) {
+    // Out-of-range spans grow the text; kept span by span exactly as before (callers pass in-range spans).
+    let out = text;
+    for (const s of spans) out = out.slice(0, s.start) + ' '.repeat(s.end - s.start) + out.slice(s.end);
+    return out;
+  }
+  // One pass over the sorted spans: rebuilding the whole text per span was quadratic in the span count.
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let at = 0;
+  for (const s of sorted) {
+    if (s.end <= at) continue;
+    const from = Math.max(at, s.start);
+    parts.push(text.slice(at, from), ' '.repeat(s.end - from));
+    at = s.end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 /** Citation markers and exposed date ids blanked: what remains can be read for measurements. */
@@ -60,17 +85,27 @@ export function blankMarkers(text: string): string {
 /** Sentences with offsets: lines first (table rows, bullets), then `. ! ?` followed by a capital. */
 export function splitSentences(text: string): Piece[] {
   const out: Piece[] = [];
-  for (const line of text.matchAll(/[^\n]+/g)) {
-    let from = 0;
-    for (const m of line[0].matchAll(/[.!?](?=\s+["'(\[]?[A-Z])/g)) {
-      const upTo = m.index + 1;
-      if (ABBREVIATION.test(line[0].slice(Math.max(0, upTo - 8), upTo))) continue;
-      pushPiece(out, line[0].slice(from, upTo), line.index + from);
-      from = upTo;
-    }
-    pushPiece(out, line[0].slice(from), line.index + from);
+  // Lines by indexOf, and blank lines (which hold no piece) skipped before any matching: the gate
+  // splits one answer several times, and thousands of CRLF lines were costly even when linear.
+  for (let at = 0; at < text.length; ) {
+    const nl = text.indexOf('\n', at);
+    const lineEnd = nl < 0 ? text.length : nl;
+    const line = text.slice(at, lineEnd);
+    if (line.trim() !== '') splitLine(out, line, at);
+    at = lineEnd + 1;
   }
   return out;
+}
+
+function splitLine(out: Piece[], line: string, offset: number): void {
+  let from = 0;
+  for (const m of line.matchAll(SENTENCE_END)) {
+    const upTo = m.index + 1;
+    if (ABBREVIATION.test(line.slice(Math.max(0, upTo - 8), upTo))) continue;
+    pushPiece(out, line.slice(from, upTo), offset + from);
+    from = upTo;
+  }
+  pushPiece(out, line.slice(from), offset + from);
 }
 
 /** Clauses of one piece (offsets stay in the piece's coordinate system). */
@@ -91,15 +126,77 @@ function pushPiece(out: Piece[], text: string, start: number): void {
   if (trimmed) out.push({ text: trimmed, start: start + lead });
 }
 
+/** The code point that ends at `i` (a surrogate pair counts once). */
+function codePointBefore(text: string, i: number): string {
+  const low = text.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = text.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return text.slice(i - 2, i);
+  }
+  return text[i - 1];
+}
+
+/**
+ * Where the last `n` words before `at` begin (or just after a `stop` character, whichever comes
+ * first; 0 when there are fewer). The word pattern run over `text.slice(start, at)` finds the same
+ * last words as over `text.slice(0, at)`, so callers that look back once per match in a loop stay
+ * linear instead of re-reading the whole prefix each time.
+ */
+export function wordWindowStart(text: string, at: number, n: number, stop = ''): number {
+  let i = Math.min(at, text.length);
+  let words = 0;
+  let inWord = false;
+  while (i > 0) {
+    const c = codePointBefore(text, i);
+    if (WORD_BEFORE_CHAR.test(c)) {
+      if (!inWord) words += 1;
+      inWord = true;
+    } else {
+      if ((n > 0 && inWord && words >= n) || stop.includes(c)) return i;
+      inWord = false;
+    }
+    i -= c.length;
+  }
+  return 0;
+}
+
 /** The last `n` words (letters, digits, apostrophes) before `at`. */
 export function wordsBefore(text: string, at: number, n: number): string[] {
-  const words = text.slice(0, at).match(/[\p{L}\p{N}'’~<>≤≥≈]+/gu) ?? [];
+  const words = text.slice(wordWindowStart(text, at, n), at).match(WORD_BEFORE) ?? [];
   return words.slice(-n).map((w) => w.toLowerCase());
+}
+
+/**
+ * The first `n` matches of the global pattern `re` in `text.slice(at)`, read from `at` on and no
+ * further than the n-th (matching the whole rest per call made per-match loops quadratic).
+ */
+function firstMatches(re: RegExp, text: string, at: number, n: number): string[] {
+  const high = text.charCodeAt(at - 1);
+  const low = text.charCodeAt(at);
+  const midPair = high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+  // A start inside a surrogate pair reads differently from a slice there: keep the slice for it.
+  if (n <= 0 || midPair || !re.global) return (text.slice(at).match(re) ?? []).slice(0, n);
+  const out: string[] = [];
+  re.lastIndex = at;
+  while (out.length < n) {
+    const m = re.exec(text);
+    if (m === null) break;
+    out.push(m[0]);
+  }
+  re.lastIndex = 0;
+  return out;
 }
 
 /** The first `n` words after `at`. */
 export function wordsAfter(text: string, at: number, n: number): string[] {
-  return (text.slice(at).match(/[\p{L}\p{N}'’]+/gu) ?? []).slice(0, n).map((w) => w.toLowerCase());
+  return firstMatches(WORD_AFTER, text, at, n).map((w) => w.toLowerCase());
+}
+
+/** `text.slice(0, end).trimEnd().length`, by a scan back over the blanks only. */
+export function trimmedEnd(text: string, end: number): number {
+  let i = Math.min(end, text.length);
+  while (i > 0 && SPACE.test(text[i - 1])) i -= 1;
+  return i;
 }
 
 /**
@@ -108,9 +205,8 @@ export function wordsAfter(text: string, at: number, n: number): string[] {
  * ("No, weight fell …") is a reply to the question, not a negation.
  */
 export function negatedBefore(text: string, at: number, n = 3): boolean {
-  const before = text.slice(0, at);
-  const cut = Math.max(...[...',;:—–()[]!?'].map((c) => before.lastIndexOf(c)));
-  const phrase = before.slice(cut + 1);
+  // Only the phrase's last `n` words matter: read back to them (or the punctuation), not to the text start.
+  const phrase = text.slice(wordWindowStart(text, at, n, NEGATION_STOPS), at);
   return wordsBefore(phrase, phrase.length, n).some((w) => NEGATOR.test(w) || /n['’]t$/.test(w));
 }
 
