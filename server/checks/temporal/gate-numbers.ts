@@ -7,7 +7,7 @@
  * because a misread number would flag a correct answer.
  */
 import { coordinatedGroup, type Mention } from './gate-series';
-import { escapeRegExp, trimmedEnd, wordWindowStart } from './text';
+import { countWhile, escapeRegExp, trimmedEnd, wordWindowStart } from './text';
 import type { NumericSeries } from './types';
 
 export interface ValueToken {
@@ -245,13 +245,7 @@ function lettersAfter(text: string, runs: ReadonlyArray<{ start: number; end: nu
   const high = text.charCodeAt(at - 1);
   const low = text.charCodeAt(at);
   if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) return (text.slice(at).match(LETTERS) ?? []).slice(0, n);
-  let lo = 0;
-  let hi = runs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (runs[mid].end <= at) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = countWhile(runs.length, (i) => runs[i].end <= at);
   // A run that `at` cuts counts from `at` on, as it would in the slice.
   return runs.slice(lo, lo + n).map((r) => text.slice(Math.max(r.start, at), r.end));
 }

@@ -5,7 +5,7 @@
  * written, and a series whose every mention sits inside a longer series name is dropped.
  */
 import { formatPoint, formatValue, type SelectedSeries } from './gate-common';
-import { escapeRegExp } from './text';
+import { countWhile, escapeRegExp } from './text';
 import type { NumericSeries, SeriesPoint } from './types';
 
 export interface Mention {
@@ -69,13 +69,7 @@ function distinctiveToken(series: NumericSeries, universe: readonly NumericSerie
  * all of them per alias (quadratic on an answer that repeats a name).
  */
 function within(spans: ReadonlyArray<{ start: number; end: number }>, s: { start: number; end: number }): boolean {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[mid].start <= s.start) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = countWhile(spans.length, (i) => spans[i].start <= s.start);
   return lo > 0 && s.end <= spans[lo - 1].end;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { SelectedSeries } from './gate-common';
 import { coordinatedGroup, findMentions, type Mention } from './gate-series';
-import { negatedBefore, splitClauses, splitSentences, wordsAfter, wordsBefore, type Piece } from './text';
+import { codePointBefore, countWhile, negatedBefore, splitClauses, splitSentences, wordsAfter, wordsBefore, type Piece } from './text';
 import type { NumericSeries } from './types';
 
 export type Direction = 'up' | 'down' | 'flat' | 'trend';
@@ -84,13 +84,7 @@ function wordHits(text: string): WordHit[] {
 
 /** Whether `hit` overlaps one of the disjoint, start-ordered `spans`: only the last one starting before its end can. */
 function overlapsSorted(spans: readonly WordHit[], hit: { start: number; end: number }): boolean {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[mid].start < hit.end) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = countWhile(spans.length, (i) => spans[i].start < hit.end);
   return lo > 0 && spans[lo - 1].end > hit.start;
 }
 
@@ -139,13 +133,7 @@ function phraseCover(mentions: readonly Mention[]): (at: { start: number; end: n
   const reach: number[] = [];
   phrases.forEach((m, i) => reach.push(Math.max(m.end, i > 0 ? reach[i - 1] : -Infinity)));
   return (at) => {
-    let lo = 0;
-    let hi = phrases.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (phrases[mid].start <= at.start) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = countWhile(phrases.length, (i) => phrases[i].start <= at.start);
     return lo > 0 && reach[lo - 1] >= at.end;
   };
 }
@@ -182,16 +170,6 @@ function incidental(answer: string, at: { start: number; end: number }, hit: Wor
     if (prev && !NOUN_PREV.test(prev.word.toLowerCase()) && !isMentionAt(mentions, prev.start, prev.start + prev.word.length)) return true;
   }
   return false;
-}
-
-/** The code point that ends at `i` (a surrogate pair counts once). */
-function codePointBefore(text: string, i: number): string {
-  const low = text.charCodeAt(i - 1);
-  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
-    const high = text.charCodeAt(i - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return text.slice(i - 2, i);
-  }
-  return text[i - 1];
 }
 
 /**

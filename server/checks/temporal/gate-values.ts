@@ -10,7 +10,7 @@ import { makeCheck, noResult, sameValue, type CheckResult, type GateContext } fr
 import { readValues, type ValueToken } from './gate-numbers';
 import { findMentions, seriesSummaryPatch } from './gate-series';
 import { findDateLikeTokens } from './gate-dates';
-import { blankMarkers, blankSpans, findIsoDates, splitClauses, splitSentences, trimmedEnd, type IsoDate, type Piece } from './text';
+import { blankMarkers, countWhile, blankSpans, findIsoDates, splitClauses, splitSentences, trimmedEnd, type IsoDate, type Piece } from './text';
 import type { GateCheck, NumericSeries, SeriesPoint } from './types';
 
 const MAX_FAILURES_PER_SERIES = 3;
@@ -104,14 +104,7 @@ interface BlankedSentence {
 
 /** Index of the first of the ascending `xs` that is ≥ `x` (`xs.length` when none). */
 function lowerBound(xs: ReadonlyArray<number>, x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return countWhile(xs.length, (i) => xs[i] < x);
 }
 
 /** Attributed values of one sentence with the date each is bound to (null = unbound). */

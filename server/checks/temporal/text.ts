@@ -126,8 +126,23 @@ function pushPiece(out: Piece[], text: string, start: number): void {
   if (trimmed) out.push({ text: trimmed, start: start + lead });
 }
 
+/**
+ * How many leading items satisfy `holds(i)`, for a predicate that holds on a prefix of the items and
+ * fails after it: a binary search, so per-match look-ups over sorted spans stay O(log n).
+ */
+export function countWhile(length: number, holds: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (holds(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The code point that ends at `i` (a surrogate pair counts once). */
-function codePointBefore(text: string, i: number): string {
+export function codePointBefore(text: string, i: number): string {
   const low = text.charCodeAt(i - 1);
   if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
     const high = text.charCodeAt(i - 2);
