@@ -28,6 +28,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 const MODES = ['blocking', 'streaming'] as const;
+const WARMUP = 200;
 const CONCURRENCY = [1, 32] as const;
 const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
@@ -129,8 +130,9 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
         const hubPool = new Pool(hub.url, { connections: concurrency });
         const proxyPool = new Pool(proxy.url, { connections: concurrency });
         try {
-          await timeRequests(directPool, direct, 50, concurrency); // warm-up
-          await timeRequests(hubPool, hubBody, 50, concurrency);
+          // Warm-up to steady state (the JIT tiers up over the first few hundred requests).
+          await timeRequests(directPool, direct, WARMUP, concurrency);
+          await timeRequests(hubPool, hubBody, WARMUP, concurrency);
           const d = await timeRequests(directPool, direct, n, concurrency);
           const hubCpu0 = (await hub.usage()).cpuUs;
           const h = await timeRequests(hubPool, hubBody, n, concurrency);
@@ -139,7 +141,7 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
           let p: Timed | null = null;
           let proxyCpuMs = 0;
           if (!stream) {
-            await timeRequests(proxyPool, direct, 50, concurrency);
+            await timeRequests(proxyPool, direct, WARMUP, concurrency);
             const proxyCpu0 = procCpuMs(proxy.pid);
             p = await timeRequests(proxyPool, direct, n, concurrency);
             proxyCpuMs = procCpuMs(proxy.pid) - proxyCpu0;
