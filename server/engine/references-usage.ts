@@ -21,13 +21,36 @@ export interface ReferenceUsage {
 const AFTER_PUNCTUATION = /(?<=[.!?])\s+/;
 
 
+const NON_BLANK = /\S/g;
+
+/**
+ * The lines of `text` (split at `\n`) that hold a non-blank character, found by jumping from one
+ * non-blank character to the next: a model reply of tens of thousands of blank lines is skipped in
+ * one native scan instead of being split, trimmed and filtered line by line.
+ */
+function* nonBlankLines(text: string): Generator<string> {
+  let from = 0;
+  while (from < text.length) {
+    NON_BLANK.lastIndex = from;
+    const hit = NON_BLANK.exec(text);
+    if (!hit) return;
+    const start = text.lastIndexOf('\n', hit.index) + 1;
+    const newline = text.indexOf('\n', hit.index);
+    const end = newline < 0 ? text.length : newline;
+    yield text.slice(start, end);
+    from = end + 1;
+  }
+}
+
 /** Sentences of a text; the whole text when it does not split. */
 export function splitSentences(text: string): string[] {
-  const pieces = text
-    .split('\n')
-    .flatMap((line) => line.split(AFTER_PUNCTUATION))
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const pieces: string[] = [];
+  for (const line of nonBlankLines(text)) {
+    for (const part of line.split(AFTER_PUNCTUATION)) {
+      const s = part.trim();
+      if (s !== '') pieces.push(s);
+    }
+  }
   const out: string[] = [];
   for (const piece of pieces) {
     // "…71 kg. [2]" splits the marker off its sentence; a piece that is only markers and
