@@ -20,6 +20,8 @@ export interface BudgetMeasurement {
   /** Present when fit was proven without a pre-call count (decision 24): how, and the bound that proved it. */
   method?: 'byte_bound';
   input_bound?: number;
+  /** Why `input_tokens` stayed null after a `byte_bound` call. */
+  input_tokens_unavailable?: string;
 }
 
 /**
@@ -90,8 +92,12 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
   if (isAnswer) turn.answerPrompt = promptText(body);
   const opts: CallOptions = { signal: turn.signal, slots: turn.slots };
   const result = await deps.router.chat(body, opts);
-  // A call proven to fit without a count: the router's own figure is the exact one (decision 24).
-  if (measurement && measurement.input_tokens === null) measurement.input_tokens = result.usage.prompt_tokens;
+  // A call proven to fit without a count: the router's own figure is the exact one (decision 24). A
+  // router that reports no usage leaves it missing, with the reason, never a guessed zero.
+  if (measurement?.method === 'byte_bound') {
+    if (result.usage.prompt_tokens > 0) measurement.input_tokens = result.usage.prompt_tokens;
+    else measurement.input_tokens_unavailable = 'router_reported_no_prompt_tokens';
+  }
   addUsage(turn.usage, result.usage);
   deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
   turn.timing.modelMs += result.routerMs;

@@ -36,6 +36,8 @@ export const FIT_PROBE_TEXT = [
 
 /** Role sequences cached per model (a stage prompt has one message; histories are inside it). */
 const TEMPLATE_CACHE_LIMIT = 64;
+/** How long a failed probe is believed before it is asked again. */
+export const PROBE_RETRY_MS = 60_000;
 /** Tokens the router may add beyond the rendered text (a BOS or EOS it inserts itself). */
 const ADDED_SPECIAL_TOKENS = 2;
 
@@ -43,14 +45,19 @@ export function createFitBounds(router: RouterClient): FitBounds {
   const premise = new Map<string, Promise<boolean>>();
   const templates = new Map<string, Promise<number>>();
 
-  /** Shared, process-wide answers: a failed probe is forgotten so a later call asks again. */
+  /**
+   * Shared, process-wide answers. A failed probe (a router without the endpoint, or one that is down)
+   * stays failed for PROBE_RETRY_MS, so a router without /tokenize costs one extra request a minute,
+   * not one per call; after that a later call asks again.
+   */
   const once = <T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> => {
     let pending = cache.get(key);
     if (!pending) {
       if (cache.size >= TEMPLATE_CACHE_LIMIT) cache.clear();
       pending = ask();
       cache.set(key, pending);
-      pending.catch(() => cache.delete(key));
+      const asked = pending;
+      asked.catch(() => setTimeout(() => cache.get(key) === asked && cache.delete(key), PROBE_RETRY_MS).unref());
     }
     return pending;
   };

@@ -3,7 +3,7 @@
  * router's own template bytes, cached per model, and never a reason to fail a call (no proof → count).
  */
 import { buildContextMessage, stageMessages } from '../../../server/context/layout';
-import { createFitBounds, FIT_PROBE_TEXT, spendsAByteAPiece } from '../../../server/llm/fit-bound';
+import { createFitBounds, FIT_PROBE_TEXT, PROBE_RETRY_MS, spendsAByteAPiece } from '../../../server/llm/fit-bound';
 import type { ChatRequest, RouterClient } from '../../../server/llm/types';
 import { fakeApplyTemplate, fakeTokenize } from '../../support/fake-router';
 
@@ -89,22 +89,31 @@ describe('createFitBounds', () => {
     expect(await createFitBounds(stubRouter().router).bound(chat('Weight 71 kg', extra as Partial<ChatRequest>))).toBeNull();
   });
 
-  test('no proof for non-text content; a failed probe is asked again on the next call', async () => {
-    let fail = true;
-    const calls = { tokenize: 0 };
-    const router = {
-      tokenize: async ({ content }: { content: string }) => {
-        calls.tokenize++;
-        if (fail) throw new Error('router down');
-        return { count: fakeTokenize(content).length, pieces: piecesOf(content) };
-      },
-      applyTemplate: async ({ messages }: { messages: ChatRequest['messages'] }) => fakeApplyTemplate(messages as never),
-    } as unknown as RouterClient;
-    const fit = createFitBounds(router);
-    expect(await fit.bound({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] as never }] })).toBeNull();
-    expect(await fit.bound(chat('x'))).toBeNull();
-    fail = false;
-    expect(await fit.bound(chat('x'))).not.toBeNull();
-    expect(calls.tokenize).toBe(2);
+  test('no proof for non-text content; a failed probe is believed for a minute, then asked again', async () => {
+    jest.useFakeTimers();
+    try {
+      let fail = true;
+      const calls = { tokenize: 0 };
+      const router = {
+        tokenize: async ({ content }: { content: string }) => {
+          calls.tokenize++;
+          if (fail) throw new Error('router down');
+          return { count: fakeTokenize(content).length, pieces: piecesOf(content) };
+        },
+        applyTemplate: async ({ messages }: { messages: ChatRequest['messages'] }) => fakeApplyTemplate(messages as never),
+      } as unknown as RouterClient;
+      const fit = createFitBounds(router);
+      expect(await fit.bound({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] as never }] })).toBeNull();
+      expect(await fit.bound(chat('x'))).toBeNull();
+      fail = false;
+      // A router without /tokenize is not asked once per call.
+      expect(await fit.bound(chat('x'))).toBeNull();
+      expect(calls.tokenize).toBe(1);
+      jest.advanceTimersByTime(PROBE_RETRY_MS);
+      expect(await fit.bound(chat('x'))).not.toBeNull();
+      expect(calls.tokenize).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
