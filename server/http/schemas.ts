@@ -93,12 +93,15 @@ export function tooDeepField(body: unknown, maxDepth: number = MAX_BODY_DEPTH): 
   return null;
 }
 
+/** 400 for a body nesting deeper than MAX_BODY_DEPTH, naming the top-level field ('' = the body itself). */
+export function tooDeepError(field: string): HubError {
+  return new HubError('invalid_request_error', 400, `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
+}
+
 /** Validates a parsed chat body; a failure is 400 invalid_request_error naming the field. */
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
   const deep = tooDeepField(body);
-  if (deep !== null) {
-    throw new HubError('invalid_request_error', 400, `Invalid request: '${deep || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: deep || null });
-  }
+  if (deep !== null) throw tooDeepError(deep);
   if (validateChat(body)) return body;
   const e = validateChat.errors?.[0];
   const where = e?.instancePath ? e.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';

@@ -22,6 +22,17 @@ describe('request limits and late overflow on product profiles', () => {
     expect(ctx.router.chatRequests()).toHaveLength(0);
   });
 
+  test('a body nested deeper than 64 levels is refused with a 400 naming the field (read from its bytes, before the parse)', async () => {
+    const deep = `{"model":"single-12b-bare","messages":[{"role":"user","content":"x"}],"patient":${'['.repeat(100_000)}1${']'.repeat(100_000)}}`;
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, deep);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body.error).toMatchObject({ code: 'invalid_request_error', param: 'patient' });
+    expect(body.detail.message).toContain("'patient' nests arrays and objects more than 64 levels deep");
+    // The hub is still serving.
+    expect((await fetch(`${ctx.hub.url}/health`)).status).toBe(200);
+  });
+
   test('a catalyst query profile through chat completions: a clear 400, no model call', async () => {
     const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'catalyst-query-e4b-qwen14b', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(400);
