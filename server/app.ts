@@ -14,11 +14,11 @@ import type { HubMetrics } from './metrics';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
-import { tooDeepFieldInBytes } from './http/body-depth';
-import { MAX_BODY_DEPTH, tooDeepError } from './http/schemas';
+import { jsonBody } from './http/body';
 import { buildOpenApi } from './http/openapi';
 import { chatCompletionsHandler } from './http/routes/chat-completions';
 import { mountMeta } from './http/routes/meta';
+import { mountAdmin } from './http/routes/admin';
 import { modelsHandler } from './http/routes/models';
 
 export interface AppDeps {
@@ -35,6 +35,8 @@ export interface AppDeps {
   shutdown?: AbortSignal;
   logger: Logger;
   version?: string;
+  /** Purges the QueryStore patient ledger cache (POST /admin/querystore/cache/purge); null without QueryStore. */
+  purgeQuerystoreCache?: (() => number) | null;
 }
 
 function cors(_req: Request, res: Response, next: NextFunction): void {
@@ -71,30 +73,12 @@ function accessLog(logger: Logger, metrics: HubMetrics | null) {
   };
 }
 
-/** A body nested deeper than the hub accepts is refused from its bytes, before the (slow) parse. */
-function refuseDeepBody(_req: unknown, _res: unknown, buf: Buffer): void {
-  const field = tooDeepFieldInBytes(buf, MAX_BODY_DEPTH);
-  if (field !== null) throw Object.assign(new Error('body nests too deep'), { status: 400, type: TOO_DEEP, field });
-}
-const TOO_DEEP = 'entity.too.deep';
-
-/** Body-parser failures → decision-1 errors (413 over the limit, 400 for malformed JSON or too deep). */
-function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
-  const e = err as { type?: string; status?: number; field?: string };
-  if (e?.type === TOO_DEEP) return sendError(res, tooDeepError(e.field ?? ''));
-  if (e?.type === 'entity.too.large') return sendError(res, new HubError('request_too_large', 413, 'The request body is larger than HUB_MAX_BODY_BYTES.'));
-  if (e?.type === 'entity.parse.failed') return sendError(res, new HubError('invalid_request_error', 400, 'The request body is not valid JSON.'));
-  if (e?.status && e.status >= 400 && e.status < 500) return sendError(res, new HubError('invalid_request_error', e.status, 'The request body could not be read.'));
-  next(err);
-}
-
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null), apiKeyAuth(deps.config.apiKeyHashes));
-  app.use(express.json({ limit: deps.config.maxBodyBytes, type: () => true, strict: true, verify: refuseDeepBody }));
-  app.use(bodyErrors);
+  app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
   const startedAt = performance.now();
   // Built on the first request for it: most hubs never serve the document, and start-up stays lean.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
@@ -107,6 +91,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.end(await metrics.registry.metrics());
     });
   }
+  mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
   router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);

@@ -45,7 +45,18 @@ export interface Config {
   synthRepeatPenalty: number;
   synthDryMultiplier: number;
   drainSeconds: number;
-  querystore: { baseUrl: string; username: string; password: string } | null;
+  querystore: QuerystoreConfig | null;
+}
+
+export interface QuerystoreConfig {
+  baseUrl: string;
+  username: string;
+  password: string;
+  connectTimeoutMs: number;
+  /** Per QueryStore request: the wait for headers, between body chunks and for the whole page. */
+  timeoutMs: number;
+  cacheEntries: number;
+  cacheBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +107,10 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'QUERYSTORE_BASE_URL', default: '(empty)', description: 'OpenMRS QueryStore base URL; the three QUERYSTORE_* settings go together.' },
   { name: 'QUERYSTORE_USERNAME', default: '(empty)', description: 'QueryStore service account.' },
   { name: 'QUERYSTORE_PASSWORD', default: '(empty)', description: 'QueryStore service account password.' },
+  { name: 'QUERYSTORE_CONNECT_TIMEOUT_SECONDS', default: '5', description: 'Timeout for opening a connection to QueryStore.' },
+  { name: 'QUERYSTORE_TIMEOUT_SECONDS', default: '30', description: 'Longest a QueryStore request (one page of a chart, a ranked search or a context slice) may take.' },
+  { name: 'QUERYSTORE_CACHE_ENTRIES', default: '32', description: 'Patient ledgers kept in memory (revalidated with QueryStore on every turn, never written to disk).' },
+  { name: 'QUERYSTORE_CACHE_MB', default: '64', description: 'Bound on the bytes of the cached patient ledgers; a larger chart is served but not kept.' },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -169,7 +184,15 @@ function querystore(env: Env): Config['querystore'] {
   if (set.length !== names.length) {
     throw new ConfigError(names.find((n) => raw(env, n) === undefined)!, 'QUERYSTORE_BASE_URL, QUERYSTORE_USERNAME and QUERYSTORE_PASSWORD must be set together');
   }
-  return { baseUrl: url(env, 'QUERYSTORE_BASE_URL', ''), username: raw(env, 'QUERYSTORE_USERNAME')!, password: raw(env, 'QUERYSTORE_PASSWORD')! };
+  return {
+    baseUrl: url(env, 'QUERYSTORE_BASE_URL', ''),
+    username: raw(env, 'QUERYSTORE_USERNAME')!,
+    password: raw(env, 'QUERYSTORE_PASSWORD')!,
+    connectTimeoutMs: num(env, 'QUERYSTORE_CONNECT_TIMEOUT_SECONDS', 5, { min: 0.001 }) * 1000,
+    timeoutMs: num(env, 'QUERYSTORE_TIMEOUT_SECONDS', 30, { min: 0.001 }) * 1000,
+    cacheEntries: num(env, 'QUERYSTORE_CACHE_ENTRIES', 32, { min: 1, integer: true }),
+    cacheBytes: Math.round(num(env, 'QUERYSTORE_CACHE_MB', 64, { min: 0.001 }) * 1024 * 1024),
+  };
 }
 
 function buildRevision(env: Env): string {

@@ -1,7 +1,9 @@
 /** The process logger (pino). Log lines never carry chart or message text (decision 12). */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'med-agent-hub' }, redact: ['req.headers.authorization', 'headers.authorization'] });
+/** `destination` defaults to standard output; tests pass a sink to read what the hub logs. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: 'med-agent-hub' }, redact: ['req.headers.authorization', 'headers.authorization'] };
+  return destination ? pino(options, destination) : pino(options);
 }
-export type { Logger };
+export type { DestinationStream, Logger };

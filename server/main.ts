@@ -3,11 +3,12 @@ import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
-import { createLogger } from './logger';
+import { createLogger, type DestinationStream } from './logger';
 import { createRouterClient } from './llm/router-client';
 import { loadCatalog } from './profiles/catalog';
 import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
+import { createQuerystore } from './context/sources/querystore';
 import { loadLocalTokenizer } from './llm/tokens';
 import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
@@ -40,8 +41,8 @@ async function waitFor(done: () => boolean, limitMs: number): Promise<void> {
 }
 
 /** Starts a hub from a configuration (used by main and by integration tests). */
-export async function startHub(config: Config): Promise<RunningHub> {
-  const logger = createLogger(config.logLevel);
+export async function startHub(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<RunningHub> {
+  const logger = createLogger(config.logLevel, opts.logDestination);
   const catalog = loadCatalog({ profilesPath: config.profilesPath, promptsDir: config.promptsDir });
   const router = createRouterClient({
     baseUrl: config.llmBaseUrl,
@@ -52,18 +53,19 @@ export async function startHub(config: Config): Promise<RunningHub> {
     idleTimeoutMs: config.routerIdleTimeoutMs,
     discoveryTimeoutMs: config.routerDiscoveryTimeoutMs,
   });
-  // Only the inline source exists so far; QueryStore and the knowledge base register here later.
-  const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords })]);
   const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'), 'trace.jsonl', config.traceFlushMs);
   const turns = { active: 0, started: 0 };
   const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
+  // QueryStore registers only when configured (never a start-up dependency: nothing is fetched here).
+  const querystore = config.querystore ? createQuerystore(config.querystore, { metrics }) : null;
+  const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), ...(querystore ? [querystore.source] : [])]);
   const stopping = new AbortController();
   // Every running turn listens for the end of the drain period (and removes its listener when done).
   setMaxListeners(Infinity, stopping.signal);
   const fitBounds = config.fitProof === 'byte_bound' ? createFitBounds(router) : null;
-  const app = createApp({ config, catalog, router, sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal });
+  const app = createApp({ config, catalog, router, sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -96,6 +98,7 @@ export async function startHub(config: Config): Promise<RunningHub> {
       server.closeAllConnections();
       await closed;
       await router.close();
+      await querystore?.close();
       await trace.close();
       return { settled };
     },
@@ -103,6 +106,7 @@ export async function startHub(config: Config): Promise<RunningHub> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
+      await querystore?.close();
       await trace.close();
     },
   };

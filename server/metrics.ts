@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { STAGE_NAMES } from './profiles/types';
 
-const ROUTES = new Set(['/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions']);
+const ROUTES = new Set(['/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions', '/admin/querystore/cache/purge']);
 const STAGES = new Set<string>(STAGE_NAMES);
 /** Error codes look like `router_busy`; anything else is folded into `other`. */
 const CODE_RE = /^[a-z][a-z0-9_]{0,48}$/;
@@ -31,7 +31,21 @@ export interface HubMetrics {
   observeRequest(route: string, method: string, status: number, seconds: number, errorCode: string | null): void;
   observeTurn(turn: TurnObservation): void;
   observeModelCall(call: { queueWaitSeconds: number; promptTokens: number; completionTokens: number }): void;
+  /** One QueryStore ledger lookup: how the patient ledger cache answered, and the ranked search and slice outcomes. */
+  observeQuerystore(o: QuerystoreObservation): void;
+  /** Entries and bytes of the patient ledger cache, read at each scrape (counts only, never keys). */
+  watchQuerystoreCache(read: () => { entries: number; bytes: number }): void;
 }
+
+export interface QuerystoreObservation {
+  cache: 'miss' | 'not_modified' | 'refreshed' | 'failed';
+  seconds: number;
+  ranked: 'ok' | 'failed' | 'skipped';
+  slice: 'ok' | 'failed' | 'skipped';
+}
+
+const QS_CACHE = new Set(['miss', 'not_modified', 'refreshed', 'failed']);
+const QS_PART = new Set(['ok', 'failed', 'skipped']);
 
 export function createMetrics(opts: { profileIds: readonly string[]; slots: () => SlotGauges }): HubMetrics {
   const registry = new Registry();
@@ -46,6 +60,12 @@ export function createMetrics(opts: { profileIds: readonly string[]; slots: () =
   const routerWait = new Histogram({ name: 'hub_router_wait_seconds', help: 'Time a model call waited for a router slot.', buckets: SECONDS_BUCKETS, registers: [registry] });
   const tokens = new Counter({ name: 'hub_tokens_total', help: 'Router tokens, prompt (in) and completion (out).', labelNames: ['direction'], registers: [registry] });
   const errors = new Counter({ name: 'hub_errors_total', help: 'Errors by hub error code (HTTP errors and failed or errored turns).', labelNames: ['code'], registers: [registry] });
+  const qsLookups = new Counter({ name: 'hub_querystore_ledger_lookups_total', help: 'QueryStore patient ledger lookups, by how the cache answered (miss, not_modified = 304 revalidation, refreshed, failed).', labelNames: ['cache'], registers: [registry] });
+  const qsSeconds = new Histogram({ name: 'hub_querystore_fetch_seconds', help: 'Time to build a QueryStore ledger for a turn (revalidation or acquisition, ranked search and slice).', buckets: SECONDS_BUCKETS, registers: [registry] });
+  const qsParts = new Counter({ name: 'hub_querystore_requests_total', help: 'QueryStore ranked searches and context slices, by outcome (failures degrade to the local policy).', labelNames: ['call', 'outcome'], registers: [registry] });
+  let qsCache: (() => { entries: number; bytes: number }) | null = null;
+  new Gauge({ name: 'hub_querystore_cache_entries', help: 'Patient ledgers held in the QueryStore cache.', registers: [registry], collect() { this.set(qsCache?.().entries ?? 0); } });
+  new Gauge({ name: 'hub_querystore_cache_bytes', help: 'Bytes of the patient ledgers held in the QueryStore cache.', registers: [registry], collect() { this.set(qsCache?.().bytes ?? 0); } });
   new Gauge({ name: 'hub_router_queue_depth', help: 'Model calls waiting for a router slot.', registers: [registry], collect() { this.set(opts.slots().queued); } });
   new Gauge({ name: 'hub_router_in_flight', help: 'Model calls holding a router slot.', registers: [registry], collect() { this.set(opts.slots().inFlight); } });
 
@@ -65,6 +85,15 @@ export function createMetrics(opts: { profileIds: readonly string[]; slots: () =
       routerWait.observe(call.queueWaitSeconds);
       tokens.inc({ direction: 'in' }, call.promptTokens);
       tokens.inc({ direction: 'out' }, call.completionTokens);
+    },
+    observeQuerystore(o) {
+      qsLookups.inc({ cache: QS_CACHE.has(o.cache) ? o.cache : 'other' });
+      qsSeconds.observe(o.seconds);
+      qsParts.inc({ call: 'ranked', outcome: QS_PART.has(o.ranked) ? o.ranked : 'other' });
+      qsParts.inc({ call: 'slice', outcome: QS_PART.has(o.slice) ? o.slice : 'other' });
+    },
+    watchQuerystoreCache(read) {
+      qsCache = read;
     },
   };
 }

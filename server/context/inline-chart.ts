@@ -3,6 +3,7 @@
  * question, and the line grammar `[N] (YYYY-MM-DD) <body>` with date carry-forward.
  */
 import { HubError } from '../errors';
+import { inSlices, LoopSlice } from '../event-loop';
 import type { EvidenceLedger, EvidenceRecord } from './types';
 
 export const CHART_MARKER = 'Patient records (most recent first):';
@@ -11,8 +12,6 @@ export const CHART_MARKER = 'Patient records (most recent first):';
 // line break inside the body (U+2028, a lone CR) made the failing match retry every split (quadratic).
 const RECORD_LINE = /^\[(\d+)\]\s*((?:\S.*)?)$/;
 const DATE_PREFIX = /^\((\d{4}-\d{2}-\d{2})\)\s*/;
-/** Text that follows the records in the chart serializers' layout (clients.md §3); never part of a record. */
-const CHART_TRAILER = /^(Clinician's query:|Records ranked by similarity to the query:)/;
 
 export interface ChatMessageLike {
   role?: unknown;
@@ -54,12 +53,56 @@ function isRecordMessage(text: string): boolean {
   return numbered > 0 && numbered * 2 >= lines.length;
 }
 
-function splitAtTrailer(text: string): { chart: string; trailer: string } {
-  const lines = text.split(/\r?\n/);
-  const at = lines.findIndex((l) => CHART_TRAILER.test(l.trim()));
+/** Text that follows the records in the chart serializers' layout (clients.md §3); never part of a record. */
+const TRAILER_LABELS = ["Clinician's query:", 'Records ranked by similarity to the query:'];
+
+/**
+ * Where the first line whose trimmed text starts with a trailer label begins (a prefix test of every
+ * trimmed line, without splitting a chart of thousands of lines into them): -1 when there is none. Each
+ * label occurrence is a candidate; a line is looked at once, for its first candidate, since any later one
+ * on the same line has that non-blank text before it too. Linear in the text.
+ */
+function trailerLineStart(text: string): number {
+  let lineStart = 0;
+  /** Start of the last line already ruled out. */
+  let ruledOut = -1;
+  let nextBreak = text.indexOf('\n');
+  const next = TRAILER_LABELS.map((l) => text.indexOf(l));
+  for (;;) {
+    let p = -1;
+    let which = -1;
+    next.forEach((at, i) => {
+      if (at >= 0 && (p < 0 || at < p)) {
+        p = at;
+        which = i;
+      }
+    });
+    if (p < 0) return -1;
+    next[which] = text.indexOf(TRAILER_LABELS[which], p + 1);
+    while (nextBreak >= 0 && nextBreak < p) {
+      lineStart = nextBreak + 1;
+      nextBreak = text.indexOf('\n', lineStart);
+    }
+    if (lineStart === ruledOut) continue;
+    if (text.slice(lineStart, p).trim() === '') return lineStart;
+    ruledOut = lineStart;
+  }
+}
+
+/** `lines.join('\n')` of `text.split(/\r?\n/)`: every CRLF as LF. */
+function joinedLines(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n/g, '\n') : text;
+}
+
+/**
+ * The chart and what follows it: the first line that starts (trimmed) with a trailer label and every
+ * line after it are the trailer; the lines before it, rejoined with LF, are the chart.
+ */
+export function splitAtTrailer(text: string): { chart: string; trailer: string } {
+  const at = trailerLineStart(text);
   if (at < 0) return { chart: text, trailer: '' };
   // trimEnd, not `/\s+$/` (retried from every blank of a long run: quadratic).
-  return { chart: lines.slice(0, at).join('\n').trimEnd(), trailer: lines.slice(at).join('\n').trim() };
+  return { chart: joinedLines(text.slice(0, at)).trimEnd(), trailer: joinedLines(text.slice(at)).trim() };
 }
 
 const QUERY_LABEL = "Clinician's query:";
@@ -98,39 +141,86 @@ export function extractChart(messages: readonly ChatMessageLike[]): ChartExtract
   return { chartMessageIndices: [], chartText: '', question: questionText, questionIndex };
 }
 
+function tooManyRecords(maxRecords: number): HubError {
+  return new HubError('invalid_request_error', 400, `The inline chart has more than ${maxRecords} records (HUB_MAX_CHART_RECORDS).`, { param: 'messages' });
+}
+
+/**
+ * The line grammar, one line at a time: `parseChart` feeds it every line at once, `parseChartInSlices`
+ * a run of lines per slice, so both build the very same ledger.
+ */
+class ChartParser {
+  readonly records: EvidenceRecord[] = [];
+  private readonly preamble: string[] = [];
+  private lastDate: string | null = null;
+
+  constructor(private readonly maxRecords: number) {}
+
+  feed(lines: readonly string[], from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const line = lines[i];
+      const m = RECORD_LINE.exec(line.trim());
+      if (!m) {
+        if (line.trim() === '') continue;
+        if (this.records.length === 0) this.preamble.push(line);
+        // A continuation line belongs to the record above it (decision 20), never dropped.
+        else this.records[this.records.length - 1].text += `\n${line.trim()}`;
+        continue;
+      }
+      if (this.records.length >= this.maxRecords) throw tooManyRecords(this.maxRecords);
+      let body = m[2];
+      const d = DATE_PREFIX.exec(body);
+      if (d) {
+        this.lastDate = d[1];
+        body = body.slice(d[0].length);
+      }
+      this.records.push(inlineRecord(Number(m[1]), body, this.lastDate));
+    }
+  }
+
+  ledger(chartText: string): EvidenceLedger {
+    if (this.records.length === 0 && chartText.trim() !== '') {
+      // A chart with no numbered lines is one record (§5.3).
+      return { records: [inlineRecord(1, chartText.trim(), null)], originalText: chartText, preamble: '', sources: ['inline'] };
+    }
+    return { records: this.records, originalText: chartText, preamble: this.preamble.length ? `${this.preamble.join('\n')}\n` : '', sources: ['inline'] };
+  }
+}
+
+function chartLines(chartText: string): string[] {
+  return chartText.split(/\r?\n/);
+}
+
 /** Parses chart text into records; lines before the first record form the preamble. */
 export function parseChart(chartText: string, opts: { maxRecords: number }): EvidenceLedger {
-  const lines = chartText.split(/\r?\n/);
-  const records: EvidenceRecord[] = [];
-  const preamble: string[] = [];
-  let lastDate: string | null = null;
-  for (const line of lines) {
-    const m = RECORD_LINE.exec(line.trim());
-    if (!m) {
-      if (records.length === 0) {
-        if (line.trim() !== '') preamble.push(line);
-      } else if (line.trim() !== '') {
-        // A continuation line belongs to the record above it (decision 20), never dropped.
-        records[records.length - 1].text += `\n${line.trim()}`;
-      }
-      continue;
-    }
-    if (records.length >= opts.maxRecords) {
-      throw new HubError('invalid_request_error', 400, `The inline chart has more than ${opts.maxRecords} records (HUB_MAX_CHART_RECORDS).`, { param: 'messages' });
-    }
-    let body = m[2];
-    const d = DATE_PREFIX.exec(body);
-    if (d) {
-      lastDate = d[1];
-      body = body.slice(d[0].length);
-    }
-    records.push(inlineRecord(Number(m[1]), body, lastDate));
+  const lines = chartLines(chartText);
+  const parser = new ChartParser(opts.maxRecords);
+  parser.feed(lines, 0, lines.length);
+  return parser.ledger(chartText);
+}
+
+/** Lines per run of the sliced parse (a run costs well under a slice). */
+const LINES_PER_RUN = 500;
+
+/**
+ * `parseChart` for large charts: the same ledger (or the same refusal), built a run of lines at a time
+ * with the loop given back between slices. A chart with more lines than the record limit has its record
+ * lines counted first, so an oversized chart is refused without building the records it is refused for.
+ */
+export async function parseChartInSlices(chartText: string, opts: { maxRecords: number; linesPerRun?: number }, slice: LoopSlice = new LoopSlice()): Promise<EvidenceLedger> {
+  const perRun = opts.linesPerRun ?? LINES_PER_RUN;
+  const lines = chartLines(chartText);
+  if (lines.length > opts.maxRecords) {
+    let recordLines = 0;
+    await inSlices(lines.length, perRun, (from, to) => {
+      for (let i = from; i < to; i++) if (RECORD_LINE.test(lines[i].trim())) recordLines++;
+    }, slice);
+    if (recordLines > opts.maxRecords) throw tooManyRecords(opts.maxRecords);
+    await slice.maybeYield();
   }
-  if (records.length === 0 && chartText.trim() !== '') {
-    // A chart with no numbered lines is one record (§5.3).
-    return { records: [inlineRecord(1, chartText.trim(), null)], originalText: chartText, preamble: '', sources: ['inline'] };
-  }
-  return { records, originalText: chartText, preamble: preamble.length ? `${preamble.join('\n')}\n` : '', sources: ['inline'] };
+  const parser = new ChartParser(opts.maxRecords);
+  await inSlices(lines.length, perRun, (from, to) => parser.feed(lines, from, to), slice);
+  return parser.ledger(chartText);
 }
 
 function inlineRecord(n: number, body: string, date: string | null): EvidenceRecord {

@@ -22,6 +22,7 @@ export interface LedgerRequest {
   /** Whether the messages hold an inline chart (the fallback when a patient source is missing). */
   hasInlineChart: boolean;
   signal?: AbortSignal;
+  report?: ContextRequest['report'];
 }
 
 export class SourceRegistry {
@@ -74,6 +75,7 @@ export class SourceRegistry {
         explicit: isPrimary && selection.explicit,
         primaryLedger: isPrimary ? undefined : primaryLedger,
         signal: req.signal,
+        report: req.report,
       };
       // Sequential on purpose: a supplemental source may read the primary ledger.
       const ledger = await source.fetch(cr);

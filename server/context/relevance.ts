@@ -10,6 +10,7 @@
  * - `overlap`: how many normalized question terms the record shares. Stop words, bare numbers and
  *   time windows never count, so "the last 6 months" relates to nothing by itself.
  */
+import { eachInRuns, mapInRuns, runSteps, type Steps } from '../event-loop';
 import type { EvidenceRecord } from './types';
 
 /** One token: alphanumerics joined by single `-_.:/` separators (`CIEL:12345`, `2.5y`, `E11.9`). */
@@ -110,11 +111,15 @@ export function normalizeTerm(token: string): string | null {
 
 /** Normalized terms of `text` (stop words, numbers and time windows removed, aliases applied). */
 export function normalizedTerms(text: string): Set<string> {
+  return runSteps(normalizedTermsOf(tokenize(text)));
+}
+
+function* normalizedTermsOf(lowerTokens: readonly string[]): Steps<Set<string>> {
   const terms = new Set<string>();
-  for (const token of tokenize(text)) {
+  yield* eachInRuns(lowerTokens, (token) => {
     const term = normalizeTerm(token);
     if (term !== null) terms.add(term);
-  }
+  });
   return terms;
 }
 
@@ -123,18 +128,27 @@ export function normalizedTerms(text: string): Set<string> {
  * They bypass the stop list because the upper case marks them as names, not function words.
  */
 export function acronymTerms(text: string): Set<string> {
+  return runSteps(acronymTermsOf(text.match(TOKEN) ?? []));
+}
+
+function* acronymTermsOf(rawTokens: readonly string[]): Steps<Set<string>> {
   const terms = new Set<string>();
-  for (const raw of text.match(TOKEN) ?? []) {
-    if (raw.length < 2 || raw !== raw.toUpperCase() || !/[A-Z]/.test(raw) || isTimeWindow(raw)) continue;
+  yield* eachInRuns(rawTokens, (raw) => {
+    if (raw.length < 2 || raw !== raw.toUpperCase() || !/[A-Z]/.test(raw) || isTimeWindow(raw)) return;
     terms.add(alias(raw.toLowerCase()));
-  }
+  });
   return terms;
 }
 
 /** Every term `text` contributes to overlap: normalized terms and acronyms. */
 export function relevanceTerms(text: string): Set<string> {
-  const terms = normalizedTerms(text);
-  for (const a of acronymTerms(text)) terms.add(a);
+  const raw = text.match(TOKEN) ?? [];
+  return runSteps(relevanceTermsOf(raw, raw.map((t) => t.toLowerCase())));
+}
+
+function* relevanceTermsOf(rawTokens: readonly string[], lowerTokens: readonly string[]): Steps<Set<string>> {
+  const terms = yield* normalizedTermsOf(lowerTokens);
+  for (const a of yield* acronymTermsOf(rawTokens)) terms.add(a);
   return terms;
 }
 
@@ -148,6 +162,10 @@ function isExactToken(token: string): boolean {
  * (the whole labelled phrase) and quoted phrases. Deduplicated, in order of discovery.
  */
 export function exactTerms(question: string): string[][] {
+  return runSteps(exactTermsOf(question, tokenize(question)));
+}
+
+function* exactTermsOf(question: string, lowerTokens: readonly string[]): Steps<string[][]> {
   const found: string[][] = [];
   const seen = new Set<string>();
   const add = (seq: string[]) => {
@@ -156,9 +174,12 @@ export function exactTerms(question: string): string[][] {
     seen.add(key);
     found.push(seq);
   };
-  for (const token of tokenize(question)) if (isExactToken(token)) add([token]);
+  yield* eachInRuns(lowerTokens, (token) => {
+    if (isExactToken(token)) add([token]);
+  });
   for (const m of question.matchAll(EXPLICIT_ID)) add(tokenize(m[0].toLowerCase()));
-  for (const phrase of quotedPhrases(question)) add(tokenize(phrase));
+  yield;
+  yield* eachInRuns(quotedPhrases(question), (phrase) => add(tokenize(phrase)));
   return found;
 }
 
@@ -184,8 +205,35 @@ export interface QuestionRelevance {
 }
 
 export function analyzeQuestion(question: string): QuestionRelevance {
-  const terms = relevanceTerms(question);
-  return { terms, exact: exactTerms(question), spellings: spellingsOf(terms) };
+  return runSteps(analyzeQuestionSteps(question));
+}
+
+/** Characters no token contains: a question cut at one of them has the tokens of the whole. */
+const OUTSIDE_TOKENS = /[^A-Za-z0-9\-_.:/]/g;
+/** Characters per piece of a long question's tokenisation. */
+const QUESTION_PIECE_CHARS = 16 * 1024;
+
+/** `question.match(TOKEN)`, a piece of the question at a time (pieces end before a non-token character). */
+function* rawTokensOf(question: string): Steps<string[]> {
+  const raw: string[] = [];
+  for (let from = 0; from < question.length; ) {
+    OUTSIDE_TOKENS.lastIndex = Math.min(question.length, from + QUESTION_PIECE_CHARS);
+    const cut = OUTSIDE_TOKENS.exec(question)?.index ?? question.length;
+    OUTSIDE_TOKENS.lastIndex = 0;
+    for (const t of question.slice(from, cut).match(TOKEN) ?? []) raw.push(t);
+    from = cut;
+    yield;
+  }
+  return raw;
+}
+
+/** analyzeQuestion with pause points, for a long question (a client can send a megabyte of one). */
+export function* analyzeQuestionSteps(question: string): Steps<QuestionRelevance> {
+  // One tokenisation serves the terms, the acronyms and the exact terms.
+  const raw = yield* rawTokensOf(question);
+  const lower = yield* mapInRuns(raw, (t) => t.toLowerCase());
+  const terms = yield* relevanceTermsOf(raw, lower);
+  return { terms, exact: yield* exactTermsOf(question, lower), spellings: spellingsOf(terms) };
 }
 
 function spellingsOf(terms: ReadonlySet<string>): string[] {

@@ -8,11 +8,11 @@
  * packing attempts driven by per-record costs from ONE batched tokenizer call. The limit is a
  * ceiling, never a target: zero-relevance records are never admitted to fill space.
  */
-import { yieldIfLarge } from '../event-loop';
+import { inSlices, LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS } from '../event-loop';
 import { contextError, type HubError } from '../errors';
 import { renderLedger } from './inline-chart';
 import { costRankedRecords, greedy } from './record-costs';
-import { analyzeQuestion, scoreRecord, type RecordRelevance } from './relevance';
+import { analyzeQuestion, analyzeQuestionSteps, scoreRecord, type QuestionRelevance, type RecordRelevance } from './relevance';
 import type { EvidenceLedger, EvidenceRecord, SliceTier } from './types';
 
 export interface SelectInput {
@@ -61,8 +61,19 @@ export interface Entry {
 // ---------------------------------------------------------------------------------------------
 // Tiers
 
+/** Normalized resource types seen lately: a ledger has a handful of types, tested for each of its records. */
+const NORMALIZED_TYPES = new Map<string, string>();
+const NORMALIZED_TYPES_KEPT = 64;
+
 function normalizedType(record: EvidenceRecord): string {
-  return record.resourceType.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const type = record.resourceType;
+  let normalized = NORMALIZED_TYPES.get(type);
+  if (normalized === undefined) {
+    normalized = type.toLowerCase().replace(/[^a-z0-9]/g, '');
+    if (NORMALIZED_TYPES.size >= NORMALIZED_TYPES_KEPT) NORMALIZED_TYPES.clear();
+    NORMALIZED_TYPES.set(type, normalized);
+  }
+  return normalized;
 }
 
 /**
@@ -100,17 +111,6 @@ function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function byRelevance(scores: Map<Entry, number>) {
-  const recencyOf = new Map<Entry, number>();
-  const rec = (e: Entry) => recencyOf.get(e) ?? recencyOf.set(e, recency(e.record)).get(e)!;
-  return (a: Entry, b: Entry): number =>
-    (scores.get(b) ?? 0) - (scores.get(a) ?? 0) ||
-    rec(b) - rec(a) ||
-    b.record.sourcePriority - a.record.sourcePriority ||
-    compareIds(a.record.stableId, b.record.stableId);
-}
-
-
 /** Tiers 1–5 of one record; `zero_relevance` until the recent core claims it. */
 function localTier(record: EvidenceRecord, score: RecordRelevance | null): string {
   if (score === null) return 'mandatory';
@@ -129,48 +129,135 @@ export interface Ranking {
   ranked: Entry[];
 }
 
-/** Assigns every record its tier (§5.9 tiers 1–7) and orders the eligible non-mandatory ones. */
-export function rankRecords(ledger: EvidenceLedger, question: string, recentCoreLimit = DEFAULT_RECENT_CORE_LIMIT): Ranking {
-  const q = analyzeQuestion(question);
-  const entries: Entry[] = ledger.records.map((record, i) => ({ record, index: i + 1, reason: ZERO_RELEVANCE }));
-  const mandatory: Entry[] = [];
-  const exact: Entry[] = [];
-  const overlap: Entry[] = [];
-  const qsRanked: Entry[] = [];
-  const sliced: Entry[] = [];
-  const rest: Entry[] = [];
-  const overlaps = new Map<Entry, number>();
-  const buckets: Record<string, Entry[]> = { mandatory, exact_match: exact, meaningful_overlap: overlap, querystore_ranked: qsRanked };
-  for (const e of entries) {
-    const score = isMandatory(e.record) ? null : scoreRecord(q, e.record);
-    overlaps.set(e, score?.overlap ?? 0);
-    e.reason = localTier(e.record, score);
-    if (e.reason === ZERO_RELEVANCE) rest.push(e);
-    else (buckets[e.reason] ?? sliced).push(e);
-  }
-  exact.sort(byRelevance(overlaps));
-  overlap.sort(byRelevance(overlaps));
-  qsRanked.sort((a, b) => (a.record.querystoreRank ?? 0) - (b.record.querystoreRank ?? 0) || compareIds(a.record.stableId, b.record.stableId));
-  sliced.sort((a, b) => SLICE_ORDER.indexOf(a.record.sliceTier!) - SLICE_ORDER.indexOf(b.record.sliceTier!) || a.index - b.index);
-  // The recent core stands in for a slice only when QueryStore gave none: slices are *the* selection.
-  const core = ledger.records.some((r) => r.sliceTier) ? [] : recentCore(rest, recentCoreLimit);
-  return { entries, mandatory, ranked: [...exact, ...overlap, ...qsRanked, ...sliced, ...core] };
+/** A recent-core candidate with its sort keys, computed once per record (decorate-sort). */
+interface CoreCandidate {
+  e: Entry;
+  active: boolean;
+  recency: number;
 }
 
-function recentCore(rest: Entry[], limit: number): Entry[] {
-  // Sort keys are computed once per record (decorate-sort): thousands of records are compared
-  // O(n log n) times and the active-condition test runs regexes over the text.
-  const keyed = rest
-    .filter((e) => !isKnowledgeReference(e.record) && (e.record.clinicalDate ?? e.record.date))
-    .map((e) => ({ e, active: isActiveCondition(e.record), recency: recency(e.record) }));
-  keyed.sort(
-    (a, b) =>
-      Number(b.active) - Number(a.active) ||
-      b.recency - a.recency ||
-      b.e.record.sourcePriority - a.e.record.sourcePriority ||
-      compareIds(a.e.record.stableId, b.e.record.stableId),
+function compareCore(a: CoreCandidate, b: CoreCandidate): number {
+  return (
+    Number(b.active) - Number(a.active) ||
+    b.recency - a.recency ||
+    b.e.record.sourcePriority - a.e.record.sourcePriority ||
+    compareIds(a.e.record.stableId, b.e.record.stableId)
   );
-  const core = keyed.slice(0, Math.max(0, limit));
+}
+
+/**
+ * The first `limit` of `items` in `compare` order, exactly `[...items].sort(compare).slice(0, limit)`
+ * (ties keep their input order, as the stable sort does), without sorting the thousands of records that
+ * cannot make it: each one is compared with the current last place, and only a better one is inserted.
+ */
+export function firstInOrder<T>(items: readonly T[], limit: number, compare: (a: T, b: T) => number): T[] {
+  const best: T[] = [];
+  if (limit <= 0) return best;
+  for (const x of items) {
+    if (best.length === limit && compare(x, best[limit - 1]) >= 0) continue;
+    // After every kept item that is not worse than x: ties stay in input order.
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(best[mid], x) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, x);
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
+
+/**
+ * Ranking in two parts: `score` assigns tiers to a run of records (the per-record work, which a large
+ * ledger does in slices), `finish` orders the tiers. `rankRecords` and `rankRecordsInSlices` drive it.
+ */
+class Ranker {
+  readonly entries: Entry[];
+  private readonly q: QuestionRelevance;
+  private readonly mandatory: Entry[] = [];
+  private readonly exact: Entry[] = [];
+  private readonly overlap: Entry[] = [];
+  private readonly qsRanked: Entry[] = [];
+  private readonly sliced: Entry[] = [];
+  /** Zero-relevance records the recent core may claim (dated, not knowledge references), with their keys. */
+  private readonly coreCandidates: CoreCandidate[] = [];
+  private anySlice = false;
+  /** Overlap with the question and recency (NaN until needed) of each record, by position. */
+  private readonly overlaps: number[];
+  private readonly recencies: number[];
+
+  constructor(ledger: EvidenceLedger, q: QuestionRelevance) {
+    this.q = q;
+    this.entries = ledger.records.map((record, i) => ({ record, index: i + 1, reason: ZERO_RELEVANCE }));
+    this.overlaps = new Array<number>(this.entries.length).fill(0);
+    this.recencies = new Array<number>(this.entries.length).fill(Number.NaN);
+  }
+
+  score(from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const e = this.entries[i];
+      const record = e.record;
+      if (record.sliceTier) this.anySlice = true;
+      const score = isMandatory(record) ? null : scoreRecord(this.q, record);
+      this.overlaps[i] = score?.overlap ?? 0;
+      e.reason = localTier(record, score);
+      if (e.reason === ZERO_RELEVANCE) {
+        // The recent core stands in for a slice only when QueryStore gave none: no keys once one is seen.
+        if (!this.anySlice && !isKnowledgeReference(record) && (record.clinicalDate ?? record.date)) {
+          this.coreCandidates.push({ e, active: isActiveCondition(record), recency: recency(record) });
+        }
+      } else if (e.reason === 'mandatory') this.mandatory.push(e);
+      else if (e.reason === 'exact_match') this.exact.push(e);
+      else if (e.reason === 'meaningful_overlap') this.overlap.push(e);
+      else if (e.reason === 'querystore_ranked') this.qsRanked.push(e);
+      else this.sliced.push(e);
+    }
+  }
+
+  finish(recentCoreLimit: number): Ranking {
+    const byRelevance = (a: Entry, b: Entry): number =>
+      this.overlaps[b.index - 1] - this.overlaps[a.index - 1] ||
+      this.recencyAt(b) - this.recencyAt(a) ||
+      b.record.sourcePriority - a.record.sourcePriority ||
+      compareIds(a.record.stableId, b.record.stableId);
+    this.exact.sort(byRelevance);
+    this.overlap.sort(byRelevance);
+    this.qsRanked.sort((a, b) => (a.record.querystoreRank ?? 0) - (b.record.querystoreRank ?? 0) || compareIds(a.record.stableId, b.record.stableId));
+    this.sliced.sort((a, b) => SLICE_ORDER.indexOf(a.record.sliceTier!) - SLICE_ORDER.indexOf(b.record.sliceTier!) || a.index - b.index);
+    const core = this.anySlice ? [] : recentCore(this.coreCandidates, recentCoreLimit);
+    return { entries: this.entries, mandatory: this.mandatory, ranked: [...this.exact, ...this.overlap, ...this.qsRanked, ...this.sliced, ...core] };
+  }
+
+  private recencyAt(e: Entry): number {
+    const i = e.index - 1;
+    if (Number.isNaN(this.recencies[i])) this.recencies[i] = recency(e.record);
+    return this.recencies[i];
+  }
+}
+
+/** Assigns every record its tier (§5.9 tiers 1–7) and orders the eligible non-mandatory ones. */
+export function rankRecords(ledger: EvidenceLedger, question: string, recentCoreLimit = DEFAULT_RECENT_CORE_LIMIT): Ranking {
+  const ranker = new Ranker(ledger, analyzeQuestion(question));
+  ranker.score(0, ranker.entries.length);
+  return ranker.finish(recentCoreLimit);
+}
+
+/** Records scored per run of the sliced ranking. */
+const RECORDS_PER_RUN = 250;
+
+/** `rankRecords` for a large ledger or a long question: the same ranking, computed a run at a time between yields. */
+export async function rankRecordsInSlices(ledger: EvidenceLedger, question: string, recentCoreLimit = DEFAULT_RECENT_CORE_LIMIT, slice: LoopSlice = new LoopSlice(), perRun = RECORDS_PER_RUN): Promise<Ranking> {
+  const ranker = new Ranker(ledger, await stepsInSlices(analyzeQuestionSteps(question), slice));
+  await slice.maybeYield();
+  await inSlices(ranker.entries.length, perRun, (from, to) => ranker.score(from, to), slice);
+  await slice.maybeYield();
+  return ranker.finish(recentCoreLimit);
+}
+
+function recentCore(candidates: readonly CoreCandidate[], limit: number): Entry[] {
+  const core = firstInOrder(candidates, limit, compareCore);
   for (const k of core) k.e.reason = k.active ? 'active_condition' : 'recent_core';
   return core.map((k) => k.e);
 }
@@ -180,11 +267,19 @@ function recentCore(rest: Entry[], limit: number): Entry[] {
 
 /**
  * One record line of a selected view. The date is always written: run-length date compression
- * would misdate a record whose run head was left out.
+ * would misdate a record whose run head was left out. The shown date is `clinicalDate` when there is
+ * one (clinical), else the sort date, which carries the ` [administrative]` / ` [unknown]` marker when
+ * `dateKind` says it is not clinical (§5.4 chart serializer); an undated record gets no marker.
+ * Inline records have neither field, so they render `(date) text` exactly as before.
  */
 export function renderRecordLine(record: EvidenceRecord, index: number): string {
   if (isKnowledgeReference(record)) return `[${index}] KnowledgeReference (source: ${record.source}): ${record.text}`;
-  return `[${index}] ${record.date ? `(${record.date}) ` : ''}${record.text}`;
+  const clinical = record.clinicalDate || null;
+  const shown = clinical ?? record.date;
+  if (!shown) return `[${index}] ${record.text}`;
+  const kind = clinical === null ? record.dateKind : null;
+  const marker = kind === 'administrative' || kind === 'unknown' ? ` [${kind}]` : '';
+  return `[${index}] (${shown}) ${record.text}${marker}`;
 }
 
 function renderSelected(ledger: EvidenceLedger, chosen: readonly Entry[]): string {
@@ -221,8 +316,11 @@ function insufficient(message: string, mandatory: readonly Entry[], extra: Recor
 
 export async function selectContext(input: SelectInput): Promise<ContextView> {
   const { ledger, inputLimit } = input;
-  const { entries, mandatory, ranked } = rankRecords(ledger, input.question, input.recentCoreLimit ?? DEFAULT_RECENT_CORE_LIMIT);
-  await yieldIfLarge(ledger.records.length);
+  const limit = input.recentCoreLimit ?? DEFAULT_RECENT_CORE_LIMIT;
+  // A large ledger is ranked in slices (the same ranking), giving the loop back between them.
+  const slice = ledger.records.length > YIELD_ABOVE_RECORDS || input.question.length > SLICE_ABOVE_CHARS ? new LoopSlice() : null;
+  const { entries, mandatory, ranked } = slice ? await rankRecordsInSlices(ledger, input.question, limit, slice) : rankRecords(ledger, input.question, limit);
+  await slice?.maybeYield();
   const meter = new Meter(input.measure);
   let recordCostCalls = 0;
   const view = (mode: ContextView['mode'], chosen: Entry[], chartText: string, inputTokens: number): ContextView =>

@@ -1,6 +1,6 @@
 /** The context-source contract (§5.1): every source — inline, QueryStore, knowledge base — plugs in through it. */
 import type { ChatMessageLike } from './inline-chart';
-import type { EvidenceLedger } from './types';
+import type { EvidenceLedger, SourceReport } from './types';
 
 export interface ContextRequest {
   messages: readonly ChatMessageLike[];
@@ -15,6 +15,8 @@ export interface ContextRequest {
   /** The ledger built so far by primary sources (the knowledge-base source builds its patient context from it). */
   primaryLedger?: EvidenceLedger;
   signal?: AbortSignal;
+  /** Where a source tells the turn what it did (traced), on success and on failure. */
+  report?: (report: SourceReport) => void;
 }
 
 export interface ContextSource {

@@ -32,6 +32,12 @@ export interface EvidenceLedger {
   sources: string[];
 }
 
+/** A source's account of one fetch, for the trace: counts, outcomes and ids only, never record text or patient ids. */
+export interface SourceReport {
+  source: string;
+  [detail: string]: unknown;
+}
+
 export function emptyLedger(): EvidenceLedger {
   return { records: [], originalText: '', preamble: '', sources: [] };
 }

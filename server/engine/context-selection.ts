@@ -17,7 +17,7 @@ import type { EngineDeps, TurnState } from './types';
 
 function mandatoryChart(ledger: EvidenceLedger): string {
   const lines = ledger.records.map((r, i) => (isMandatory(r) ? renderRecordLine(r, i + 1) : null)).filter((l): l is string => l !== null);
-  return ledger.preamble + lines.join('');
+  return ledger.preamble + lines.map((l) => `${l}\n`).join('');
 }
 
 /**

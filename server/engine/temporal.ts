@@ -4,22 +4,25 @@
  */
 import { anchorSettingFor, resolveReferenceDate } from '../checks/temporal/anchor';
 import { buildTemporalFacts } from '../checks/temporal/facts';
+import { buildTemporalFactsInSlices, parseEventsInSlices } from '../checks/temporal/facts-slices';
 import { parseEvents } from '../checks/temporal/parse';
 import { temporalFactsSummary } from '../checks/temporal/render';
 import { renderLedger } from '../context/inline-chart';
 import type { EvidenceLedger } from '../context/types';
 import type { EngineDeps, TurnState } from './types';
-import { yieldIfLarge } from '../event-loop';
+import { LoopSlice, YIELD_ABOVE_RECORDS } from '../event-loop';
 
 export async function prepareTemporal(turn: TurnState, deps: EngineDeps, ledger: EvidenceLedger, now: Date = new Date()): Promise<void> {
   if (!turn.temporal.enabled) return;
   const started = performance.now();
+  // A large chart is read in slices (the same events and facts), giving the loop back between them.
+  const slice = ledger.records.length > YIELD_ABOVE_RECORDS ? new LoopSlice() : null;
   const chartText = renderLedger(ledger);
-  const events = parseEvents(chartText);
-  await yieldIfLarge(ledger.records.length);
+  const events = slice ? await parseEventsInSlices(chartText, slice) : parseEvents(chartText);
   const setting = anchorSettingFor(turn.profile.policies.anchor, deps.config.anchor, turn.profile.policies.output === 'product');
   const { anchorMode, referenceDate } = resolveReferenceDate(setting, { now, timezone: deps.config.timezone, events, chartText });
-  const facts = buildTemporalFacts(chartText, { referenceDate, anchorMode, events });
+  const opts = { referenceDate, anchorMode };
+  const facts = slice ? await buildTemporalFactsInSlices(events, opts, slice) : buildTemporalFacts(chartText, { ...opts, events });
   turn.referenceDate = referenceDate;
   turn.facts = facts;
   turn.steps.push({ role: 'temporal_facts', duration_ms: performance.now() - started, ...temporalFactsSummary(facts) });

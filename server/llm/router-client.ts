@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { Pool } from './undici-pool';
+import { closePool, Pool } from './undici-pool';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
@@ -176,16 +176,7 @@ class LlamaRouterClient implements RouterClient {
 
   /** Graceful close; after a short grace, in-flight router requests are cut (shutdown must not hang on a stream). */
   async close(): Promise<void> {
-    const cancel = new AbortController();
-    const grace = delay(CLOSE_GRACE_MS, undefined, { ref: false, signal: cancel.signal }).then(
-      () => this.pool.destroy(),
-      () => undefined,
-    );
-    try {
-      await Promise.race([this.pool.close(), grace]);
-    } finally {
-      cancel.abort();
-    }
+    await closePool(this.pool, CLOSE_GRACE_MS);
   }
 
   // ---- slots -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * undici's index does; a unit test checks that they are still the classes and functions the package
  * exports, so an upgrade that moves them fails the suite instead of the hub.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool as PoolType } from 'undici';
 
 export const UNDICI_POOL_MODULE = 'undici/lib/dispatcher/pool.js';
@@ -17,3 +18,20 @@ if (typeof Dispatcher.prototype.request !== 'function') Object.assign(Dispatcher
 
 export const Pool = require(UNDICI_POOL_MODULE) as typeof PoolType;
 export type Pool = PoolType;
+
+/**
+ * Closes a pool gracefully; after `graceMs`, requests still in flight are cut (a shutdown must not wait out
+ * a slow backend or a long stream).
+ */
+export async function closePool(pool: PoolType, graceMs: number): Promise<void> {
+  const cancel = new AbortController();
+  const grace = delay(graceMs, undefined, { ref: false, signal: cancel.signal }).then(
+    () => pool.destroy(),
+    () => undefined,
+  );
+  try {
+    await Promise.race([pool.close(), grace]);
+  } finally {
+    cancel.abort();
+  }
+}

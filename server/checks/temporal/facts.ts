@@ -5,6 +5,7 @@
  */
 import { isCalendarDate, parseDateObservations, parseEvents, parseNumericObservations, type NumericObservation } from './parse';
 import { monthsBefore } from './text';
+import { eachInRuns, filterInRuns, mapInRuns, runSteps, type Steps } from '../../event-loop';
 import type {
   AppointmentCandidate,
   ChartEvent,
@@ -74,27 +75,33 @@ export function ledgerEntry(iso: string, reference: string | null): DateLedgerEn
   };
 }
 
-function buildLedger(reference: string | null, events: readonly ChartEvent[], numeric: readonly NumericObservation[], dateObs: readonly DateObservation[]): DateLedgerEntry[] {
+function* buildLedger(reference: string | null, events: readonly ChartEvent[], numeric: readonly NumericObservation[], dateObs: readonly DateObservation[]): Steps<DateLedgerEntry[]> {
   const dates = new Set<string>();
   if (reference !== null) [reference, monthsBefore(reference, 6), monthsBefore(reference, 12)].forEach((d) => dates.add(d));
-  for (const e of events) if (e.date) dates.add(e.date);
-  for (const o of numeric) dates.add(o.date);
-  for (const o of dateObs) {
+  yield* eachInRuns(events, (e) => {
+    if (e.date) dates.add(e.date);
+  });
+  yield* eachInRuns(numeric, (o) => {
+    dates.add(o.date);
+  });
+  yield* eachInRuns(dateObs, (o) => {
     if (o.source_date) dates.add(o.source_date);
     dates.add(o.value_date);
-  }
-  return [...dates].sort().reverse().map((d) => ledgerEntry(d, reference));
+  });
+  const sorted = [...dates].sort().reverse();
+  yield;
+  return yield* mapInRuns(sorted, (d) => ledgerEntry(d, reference));
 }
 
 /** Events grouped by date, chart order inside a date. */
-function byDate(events: readonly ChartEvent[]): Map<string, ChartEvent[]> {
+function* byDate(events: readonly ChartEvent[]): Steps<Map<string, ChartEvent[]>> {
   const groups = new Map<string, ChartEvent[]>();
-  for (const e of events) {
-    if (!e.date) continue;
-    const list = groups.get(e.date) ?? [];
-    list.push(e);
-    groups.set(e.date, list);
-  }
+  yield* eachInRuns(events, (e) => {
+    if (!e.date) return;
+    const list = groups.get(e.date);
+    if (list) list.push(e);
+    else groups.set(e.date, [e]);
+  });
   return groups;
 }
 
@@ -110,8 +117,10 @@ function summarise(date: string, events: readonly ChartEvent[], withBodies: bool
   return summary;
 }
 
-function perDateSummaries(events: readonly ChartEvent[]): DateSummary[] {
-  return [...byDate(events).entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([d, list]) => summarise(d, list, false));
+function* perDateSummaries(events: readonly ChartEvent[]): Steps<DateSummary[]> {
+  const groups = [...(yield* byDate(events)).entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0));
+  yield;
+  return yield* mapInRuns(groups, ([d, list]) => summarise(d, list, false));
 }
 
 function newestDate(events: readonly ChartEvent[]): string | null {
@@ -121,13 +130,9 @@ function newestDate(events: readonly ChartEvent[]): string | null {
 }
 
 /** The clinical records of one date, with bodies: what happened on that day. */
-function daySummary(date: string | null, clinical: readonly ChartEvent[]): DateSummary | null {
+function* daySummary(date: string | null, clinical: readonly ChartEvent[]): Steps<DateSummary | null> {
   if (date === null) return null;
-  return summarise(
-    date,
-    clinical.filter((e) => e.date === date),
-    true,
-  );
+  return summarise(date, yield* filterInRuns(clinical, (e) => e.date === date), true);
 }
 
 function isEncounter(e: ChartEvent): boolean {
@@ -177,15 +182,20 @@ function compareConcepts(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function numericSeries(numeric: readonly NumericObservation[]): NumericSeries[] {
+function* numericSeries(numeric: readonly NumericObservation[]): Steps<NumericSeries[]> {
   const groups = new Map<string, NumericObservation[]>();
-  for (const o of numeric) {
+  yield* eachInRuns(numeric, (o) => {
     // Appended in place: copying the group per observation was quadratic in a long series.
     const list = groups.get(o.concept);
     if (list) list.push(o);
     else groups.set(o.concept, [o]);
+  });
+  const series: NumericSeries[] = [];
+  for (const [concept, list] of [...groups.entries()].sort(([a], [b]) => compareConcepts(a, b))) {
+    series.push(buildSeries(concept, list));
+    yield;
   }
-  return [...groups.entries()].sort(([a], [b]) => compareConcepts(a, b)).map(([concept, list]) => buildSeries(concept, list));
+  return series;
 }
 
 function candidate(o: DateObservation, reference: string | null): AppointmentCandidate {
@@ -202,36 +212,59 @@ function candidate(o: DateObservation, reference: string | null): AppointmentCan
 }
 
 /** Oldest value date first (ties in chart order), so "latest past" is the tail of `past`. */
-function appointmentCandidates(dateObs: readonly DateObservation[], reference: string | null): TemporalFacts['appointment_candidates'] {
-  const all = dateObs
-    .filter((o) => APPOINTMENT_CONCEPT.test(o.concept))
-    .map((o) => candidate(o, reference))
-    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
-  const bucket = (r: Relation) => all.filter((c) => c.relation_to_reference === r);
-  return { past: bucket('past'), today: bucket('today'), future: bucket('future'), unknown: bucket('unknown'), all };
+function* appointmentCandidates(dateObs: readonly DateObservation[], reference: string | null): Steps<TemporalFacts['appointment_candidates']> {
+  const appointments = yield* filterInRuns(dateObs, (o) => APPOINTMENT_CONCEPT.test(o.concept));
+  const all = (yield* mapInRuns(appointments, (o) => candidate(o, reference))).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
+  yield;
+  const bucket = (r: Relation) => filterInRuns(all, (c) => c.relation_to_reference === r);
+  return { past: yield* bucket('past'), today: yield* bucket('today'), future: yield* bucket('future'), unknown: yield* bucket('unknown'), all };
 }
 
 /** Builds the facts object; an impossible reference date is treated as no reference. */
 export function buildTemporalFacts(chartText: string, opts: TemporalFactsOptions & { events?: readonly ChartEvent[] }): TemporalFacts {
-  const reference = opts.referenceDate !== null && isCalendarDate(opts.referenceDate) ? opts.referenceDate : null;
   // A caller that already parsed the chart (to resolve the anchor) passes its events: parsed once per turn.
   const events = opts.events ?? parseEvents(chartText);
-  const numeric = parseNumericObservations(events);
-  const dateObs = parseDateObservations(events);
-  const clinical = events.filter((e) => !e.administrative);
+  return factsFromObservations(opts, { events, numeric: parseNumericObservations(events), dateObs: parseDateObservations(events) });
+}
+
+/** What the facts are computed from: the chart's events and the observations read from them. */
+export interface ChartObservations {
+  events: readonly ChartEvent[];
+  numeric: readonly NumericObservation[];
+  dateObs: readonly DateObservation[];
+}
+
+/** The facts object from observations already read (`buildTemporalFacts`, or its sliced variant). */
+export function factsFromObservations(opts: TemporalFactsOptions, observations: ChartObservations): TemporalFacts {
+  return runSteps(factsSteps(opts, observations));
+}
+
+/** `factsFromObservations` with pause points between runs of records (`stepsInSlices` for a large chart). */
+export function* factsSteps(opts: TemporalFactsOptions, { events, numeric, dateObs }: ChartObservations): Steps<TemporalFacts> {
+  const reference = opts.referenceDate !== null && isCalendarDate(opts.referenceDate) ? opts.referenceDate : null;
+  const clinical = yield* filterInRuns(events, (e) => !e.administrative);
+  const dateLedger = yield* buildLedger(reference, events, numeric, dateObs);
+  // Only explicit Encounter/Visit records count: a lab or an order on a day is not a visit.
+  const lastEncounter = yield* daySummary(newestDate(yield* filterInRuns(clinical, isEncounter)), clinical);
+  const latestActivity = yield* daySummary(newestDate(clinical), clinical);
+  const clinicalDates = yield* perDateSummaries(clinical);
+  const adminDates = yield* perDateSummaries(yield* filterInRuns(events, (e) => e.administrative));
+  const series = yield* numericSeries(numeric);
+  const returnVisits = yield* filterInRuns(dateObs, (o) => RETURN_VISIT.test(o.concept));
+  const returnVisitDates = yield* mapInRuns(returnVisits, (o) => ({ ...o, relation_to_reference: relationTo(reference, o.value_date) }));
+  const appointments = yield* appointmentCandidates(dateObs, reference);
   return {
     date_output_contract: { copy_dates_verbatim_from_date_ledger: true, date_id_format: 'DYYYY_MM_DD', do_not_reformat_dates: true },
-    date_ledger: buildLedger(reference, events, numeric, dateObs),
+    date_ledger: dateLedger,
     anchor_mode: opts.anchorMode,
     reference_date: reference,
     reference_date_id: reference === null ? null : dateId(reference),
-    // Only explicit Encounter/Visit records count: a lab or an order on a day is not a visit.
-    last_clinical_encounter: daySummary(newestDate(clinical.filter(isEncounter)), clinical),
-    latest_clinical_activity: daySummary(newestDate(clinical), clinical),
-    clinical_dates: perDateSummaries(clinical),
-    admin_dates: perDateSummaries(events.filter((e) => e.administrative)),
-    numeric_series: numericSeries(numeric),
-    return_visit_dates: dateObs.filter((o) => RETURN_VISIT.test(o.concept)).map((o) => ({ ...o, relation_to_reference: relationTo(reference, o.value_date) })),
-    appointment_candidates: appointmentCandidates(dateObs, reference),
+    last_clinical_encounter: lastEncounter,
+    latest_clinical_activity: latestActivity,
+    clinical_dates: clinicalDates,
+    admin_dates: adminDates,
+    numeric_series: series,
+    return_visit_dates: returnVisitDates,
+    appointment_candidates: appointments,
   };
 }

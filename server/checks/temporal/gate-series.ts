@@ -73,8 +73,23 @@ function within(spans: ReadonlyArray<{ start: number; end: number }>, s: { start
   return lo > 0 && s.end <= spans[lo - 1].end;
 }
 
+/**
+ * The last mentions computed per series (for its text and universe). One gate run asks for the same
+ * series in the same answer several times over (scoring, domination, trend claims, value binding),
+ * each a handful of regex scans of the whole answer; the lists are never mutated, so they are shared.
+ */
+const LAST_MENTIONS = new WeakMap<NumericSeries, { text: string; universe: readonly NumericSeries[]; mentions: readonly Mention[] }>();
+
 /** Every mention of one series: its full name, then aliases and its distinctive word outside those. */
-function mentionsOf(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Mention[] {
+function mentionsOf(series: NumericSeries, text: string, universe: readonly NumericSeries[]): readonly Mention[] {
+  const last = LAST_MENTIONS.get(series);
+  if (last && last.text === text && last.universe === universe) return last.mentions;
+  const mentions = scanMentions(series, text, universe);
+  LAST_MENTIONS.set(series, { text, universe, mentions });
+  return mentions;
+}
+
+function scanMentions(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Mention[] {
   const tokens = conceptTokens(series.concept);
   if (tokens.length === 0) return [];
   const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));

@@ -70,10 +70,13 @@ function wordHits(text: string): WordHit[] {
     // One pattern's matches never overlap each other, so each is checked against the earlier
     // patterns' hits only (disjoint, sorted once): a scan of every hit per match was quadratic.
     const earlier = [...hits].sort((a, b) => a.start - b.start);
-    for (const m of text.matchAll(re)) {
+    // exec on the pattern itself, not matchAll (which copies the RegExp: once per clause and pattern).
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const hit = { start: m.index, end: m.index + m[0].length, word: m[0], direction };
       if (!overlapsSorted(earlier, hit)) hits.push(hit);
     }
+    re.lastIndex = 0;
   };
   add(FLAT_WORDS, 'flat');
   add(UP_WORDS, 'up');

@@ -6,6 +6,7 @@
  * so a verified trend or last-visit date shows as checked rather than `not_applicable`. Patch texts
  * are written so that the gate passes them when they are gated again.
  */
+import { runSteps, type Steps } from '../../event-loop';
 import type { CheckResult, GateContext, Patch } from './gate-common';
 import { checkDateFormat } from './gate-dates';
 import { seriesSummaryPatch, selectSeries } from './gate-series';
@@ -66,12 +67,25 @@ function dateFormatFallback(ctx: GateContext, format: CheckResult): Patch | null
 }
 
 export function runTemporalGate(input: GateInput): TemporalGateResult {
+  return runSteps(temporalGateSteps(input));
+}
+
+/**
+ * `runTemporalGate` with a pause point after each check (`stepsInSlices` for a long answer or a large
+ * chart, where each check reads the whole answer and the facts of thousands of records).
+ */
+export function* temporalGateSteps(input: GateInput): Steps<TemporalGateResult> {
   if (input.mode === 'off' || input.facts === null) return emptyResult(input.mode);
   const ctx = gateContext(input, input.facts);
+  yield;
   const format = checkDateFormat(ctx);
+  yield;
   const upcoming = checkUpcoming(ctx);
+  yield;
   const lastVisit = checkLastVisit(ctx);
+  yield;
   const trend = checkTrends(ctx);
+  yield;
   const values = checkDateValues(ctx);
   const checks = [...format.checks, ...upcoming.checks, ...lastVisit.checks, ...trend.checks, ...values.checks];
   const status = statusOf(checks);

@@ -1,6 +1,6 @@
 /** The inline source: the chart the client put in the messages (§5.3, decision 20). */
 import { contextError } from '../../errors';
-import { extractChart, parseChart } from '../inline-chart';
+import { extractChart, parseChartInSlices } from '../inline-chart';
 import type { ContextSource } from '../source';
 import { emptyLedger } from '../types';
 
@@ -16,7 +16,8 @@ export function inlineSource(opts: { maxChartRecords: number }): ContextSource {
         // Nothing asked for and nothing found: proceed with an empty ledger (§2.1).
         return emptyLedger();
       }
-      return parseChart(chart.chartText, { maxRecords: opts.maxChartRecords });
+      // In slices: a chart of thousands of records would otherwise hold the loop for tens of milliseconds.
+      return parseChartInSlices(chart.chartText, { maxRecords: opts.maxChartRecords });
     },
   };
 }

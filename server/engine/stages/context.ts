@@ -19,6 +19,8 @@ export const contextStage: Stage = {
       question: chart.question,
       hasInlineChart: chart.chartMessageIndices.length > 0,
       signal: turn.signal,
+      // A source's account (QueryStore: snapshot, cache outcome, slice tiers) goes to the trace, failures included.
+      report: (r) => turn.steps.push({ role: 'context_source', ...r }),
     });
     const fetched = performance.now();
     await yieldIfLarge(ledger.records.length);

@@ -6,7 +6,8 @@
  * so today it records that nothing changed).
  */
 import { runContractGate } from '../../checks/contracts';
-import { applyTemporalGate, runTemporalGate } from '../../checks/temporal/gate';
+import { applyTemporalGate, temporalGateSteps } from '../../checks/temporal/gate';
+import { LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS, yieldToLoop } from '../../event-loop';
 import { mergeContractConfidence, mergeGateConfidence } from '../confidence';
 import type { AnswerDraft, Stage, TableBlock, TurnState } from '../types';
 
@@ -28,8 +29,15 @@ function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft
   return { draft: { ...result.draft, declared: draft.declared, rawBlocks: result.draft.blocks, structured: draft.structured }, changed: result.changed };
 }
 
-function runTemporal(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
-  const result = runTemporalGate({ question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode });
+/** A gate over this much text, or over the facts of this large a chart, starts on a fresh loop turn. */
+function isLargeGate(turn: TurnState, answer: string): boolean {
+  return answer.length + turn.question.length > SLICE_ABOVE_CHARS || (turn.facts?.date_ledger.length ?? 0) > YIELD_ABOVE_RECORDS;
+}
+
+async function runTemporal(turn: TurnState, draft: AnswerDraft): Promise<{ draft: AnswerDraft; changed: boolean }> {
+  const input = { question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode };
+  // runTemporalGate's result, giving the loop back between checks once they have held it for a slice.
+  const result = await stepsInSlices(temporalGateSteps(input), new LoopSlice());
   const applied = applyTemporalGate(result, { answer: draft.answer, citations: draft.citations, blocks: draft.blocks });
   // A failure the patch corrected stays listed (the draft had it) but no longer blocks the Answer.
   const patched = applied.applied === 'patch';
@@ -55,7 +63,8 @@ export const gateStage: Stage = {
     let draft = turn.draft;
     let changed = false;
     if (turn.profile.policies.output === 'product') ({ draft, changed } = runContracts(turn, draft));
-    const temporal = runTemporal(turn, draft);
+    if (isLargeGate(turn, draft.answer)) await yieldToLoop();
+    const temporal = await runTemporal(turn, draft);
     turn.draft = temporal.draft;
     if (changed || temporal.changed) turn.originalDraft = first;
   },
