@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseChart, renderLedger } from '../server/context/inline-chart';
+import { parseChart } from '../server/context/inline-chart';
+import { renderLedger } from '../server/context/render';
 import { buildContextMessage, stageMessages } from '../server/context/layout';
 import { selectContext } from '../server/context/selector';
 import { createRouterClient } from '../server/llm/router-client';

@@ -238,8 +238,3 @@ function inlineRecord(n: number, body: string, date: string | null): EvidenceRec
   };
 }
 
-/** Renders a ledger for a prompt: the original text when present, else numbered lines (§5.1). */
-export function renderLedger(ledger: EvidenceLedger): string {
-  if (ledger.originalText.trim() !== '') return ledger.originalText;
-  return ledger.preamble + ledger.records.map((r, i) => `[${i + 1}] ${r.date ? `(${r.date}) ` : ''}${r.text}\n`).join('');
-}

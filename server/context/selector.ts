@@ -10,7 +10,7 @@
  */
 import { inSlices, LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS } from '../event-loop';
 import { contextError, type HubError } from '../errors';
-import { renderLedger } from './inline-chart';
+import { isKnowledgeReference, renderLedger, renderRecordLine } from './render';
 import { costRankedRecords, greedy } from './record-costs';
 import { analyzeQuestion, analyzeQuestionSteps, scoreRecord, type QuestionRelevance, type RecordRelevance } from './relevance';
 import type { EvidenceLedger, EvidenceRecord, SliceTier } from './types';
@@ -85,10 +85,6 @@ export function isMandatory(record: EvidenceRecord): boolean {
   const type = normalizedType(record);
   if (type === 'allergyintolerance' || type === 'allergy' || type === 'drugreference') return true;
   return /^allergy:/i.test(record.text.trim());
-}
-
-function isKnowledgeReference(record: EvidenceRecord): boolean {
-  return record.resourceType === 'KnowledgeReference';
 }
 
 /** `clinicalDate ?? date` as a YYYYMMDD integer; 0 when undated (sorts last). */
@@ -264,23 +260,6 @@ function recentCore(candidates: readonly CoreCandidate[], limit: number): Entry[
 
 // ---------------------------------------------------------------------------------------------
 // Rendering
-
-/**
- * One record line of a selected view. The date is always written: run-length date compression
- * would misdate a record whose run head was left out. The shown date is `clinicalDate` when there is
- * one (clinical), else the sort date, which carries the ` [administrative]` / ` [unknown]` marker when
- * `dateKind` says it is not clinical (§5.4 chart serializer); an undated record gets no marker.
- * Inline records have neither field, so they render `(date) text` exactly as before.
- */
-export function renderRecordLine(record: EvidenceRecord, index: number): string {
-  if (isKnowledgeReference(record)) return `[${index}] KnowledgeReference (source: ${record.source}): ${record.text}`;
-  const clinical = record.clinicalDate || null;
-  const shown = clinical ?? record.date;
-  if (!shown) return `[${index}] ${record.text}`;
-  const kind = clinical === null ? record.dateKind : null;
-  const marker = kind === 'administrative' || kind === 'unknown' ? ` [${kind}]` : '';
-  return `[${index}] (${shown}) ${record.text}${marker}`;
-}
 
 function renderSelected(ledger: EvidenceLedger, chosen: readonly Entry[]): string {
   return ledger.preamble + chosen.map((e) => `${renderRecordLine(e.record, e.index)}\n`).join('');

@@ -7,7 +7,7 @@ import { buildTemporalFacts } from '../checks/temporal/facts';
 import { buildTemporalFactsInSlices, parseEventsInSlices } from '../checks/temporal/facts-slices';
 import { parseEvents } from '../checks/temporal/parse';
 import { temporalFactsSummary } from '../checks/temporal/render';
-import { renderLedger } from '../context/inline-chart';
+import { renderLedger } from '../context/render';
 import type { EvidenceLedger } from '../context/types';
 import type { EngineDeps, TurnState } from './types';
 import { LoopSlice, YIELD_ABOVE_RECORDS } from '../event-loop';

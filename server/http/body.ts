@@ -10,14 +10,14 @@ import { StringDecoder } from 'node:string_decoder';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { HubError } from '../errors';
 import { LoopSlice, yieldToLoop } from '../event-loop';
-import { tooDeepFieldInBytes } from './body-depth';
+import { DepthScan, tooDeepFieldInBytes } from './body-depth';
 import { sendError } from './errors';
 import { MAX_BODY_DEPTH, tooDeepError } from './schemas';
 
 /** Bodies larger than this (bytes) are read in slices. */
 export const SLICED_BODY_BYTES = 64 * 1024;
-/** Bytes decoded per run of a sliced read. */
-const DECODE_RUN_BYTES = 128 * 1024;
+/** Bytes scanned or decoded per run of a sliced read. */
+const DECODE_RUN_BYTES = 64 * 1024;
 
 const TOO_DEEP = 'entity.too.deep';
 const PARSE_FAILED = 'entity.parse.failed';
@@ -94,12 +94,22 @@ export function parseStrictJson(text: string): unknown {
   }
 }
 
-/** A large body, read on fresh loop turns: depth, decode (in runs), parse. */
-export async function readSlicedBody(bytes: Buffer): Promise<unknown> {
+/** `refuseDeepBody`, a run of bytes at a time. */
+async function refuseDeepBodyInSlices(bytes: Buffer, slice: LoopSlice, runBytes: number): Promise<void> {
+  const scan = new DepthScan(bytes, MAX_BODY_DEPTH);
+  for (let to = runBytes; scan.result === undefined; to += runBytes) {
+    scan.feed(to);
+    if (scan.result === undefined) await slice.maybeYield();
+  }
+  if (scan.result !== null) throw bodyError('body nests too deep', TOO_DEEP, { field: scan.result });
+}
+
+/** A large body, read on fresh loop turns: depth, decode, parse (the first two a run of bytes at a time). */
+export async function readSlicedBody(bytes: Buffer, runBytes = DECODE_RUN_BYTES): Promise<unknown> {
   await yieldToLoop();
-  refuseDeepBody(bytes);
   const slice = new LoopSlice();
-  const text = await decodeUtf8InSlices(bytes, slice);
+  await refuseDeepBodyInSlices(bytes, slice, runBytes);
+  const text = await decodeUtf8InSlices(bytes, slice, runBytes);
   await slice.yield();
   return parseStrictJson(text);
 }

@@ -16,7 +16,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { HubError } from '../../server/errors';
-import { isMandatory, renderRecordLine, selectContext } from '../../server/context/selector';
+import { renderRecordLine } from '../../server/context/render';
+import { isMandatory, selectContext } from '../../server/context/selector';
 import { annotateLedger, resolveSlice } from '../../server/context/sources/querystore/resolve';
 import { toLedger } from '../../server/context/sources/querystore/serialize';
 import type { QuerystoreRecord } from '../../server/context/sources/querystore/types';

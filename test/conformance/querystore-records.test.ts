@@ -10,7 +10,7 @@ import * as path from 'path';
 import { latestRecordDate } from '../../server/checks/temporal/anchor';
 import { buildTemporalFacts } from '../../server/checks/temporal/facts';
 import { parseEvents } from '../../server/checks/temporal/parse';
-import { renderLedger } from '../../server/context/inline-chart';
+import { renderLedger } from '../../server/context/render';
 import { PatientLedgerCache } from '../../server/context/sources/querystore/cache';
 import { createQuerystoreClient } from '../../server/context/sources/querystore/client';
 import { toLedger } from '../../server/context/sources/querystore/serialize';

@@ -6,7 +6,7 @@
  */
 import { stepsInSlices, type Slicer, type Steps } from '../../event-loop';
 import { factsSteps, type TemporalFactsOptions } from './facts';
-import { parseDateObservations, parseEvents, parseNumericObservations, type NumericObservation } from './parse';
+import { NumericObservations, parseDateObservations, parseEvents, type NumericObservation } from './parse';
 import type { ChartEvent, DateObservation, TemporalFacts } from './types';
 
 /** Roughly how much chart text one `parseEvents` run reads before a yield may come. */
@@ -74,28 +74,14 @@ export function parseEventsInSlices(chartText: string, slice: Slicer, runChars =
   return stepsInSlices(eventsSteps(chartText, runChars), slice);
 }
 
-/**
- * `parseNumericObservations(events)` from runs of events: each run is read on its own, then merged as
- * one pass would have it — a concept keeps the first spelling seen in the chart (case-insensitive), and
- * only the first observation of a (concept, date) counts.
- */
+/** `parseNumericObservations(events)`, read a run of events at a time. */
 function* numericSteps(events: readonly ChartEvent[], perRun: number): Steps<NumericObservation[]> {
-  const out: NumericObservation[] = [];
-  const spelling = new Map<string, string>();
-  const seen = new Set<string>();
+  const parsed = new NumericObservations();
   for (let from = 0; from < events.length; from += perRun) {
-    for (const obs of parseNumericObservations(events.slice(from, from + perRun))) {
-      const key = obs.concept.toLowerCase();
-      const concept = spelling.get(key) ?? obs.concept;
-      spelling.set(key, concept);
-      const seenKey = `${key}\u0000${obs.date}`;
-      if (seen.has(seenKey)) continue;
-      seen.add(seenKey);
-      out.push(concept === obs.concept ? obs : { ...obs, concept });
-    }
+    parsed.add(events.slice(from, from + perRun));
     yield;
   }
-  return out;
+  return parsed.out;
 }
 
 /** `parseDateObservations(events)` from runs of events (it reads each event on its own). */

@@ -5,6 +5,7 @@
  * written, and a series whose every mention sits inside a longer series name is dropped.
  */
 import { formatPoint, formatValue, type SelectedSeries } from './gate-common';
+import { runSteps, type Steps } from '../../event-loop';
 import { countWhile, escapeRegExp } from './text';
 import type { NumericSeries, SeriesPoint } from './types';
 
@@ -74,30 +75,50 @@ function within(spans: ReadonlyArray<{ start: number; end: number }>, s: { start
 }
 
 /**
- * The last mentions computed per series (for its text and universe). One gate run asks for the same
- * series in the same answer several times over (scoring, domination, trend claims, value binding),
- * each a handful of regex scans of the whole answer; the lists are never mutated, so they are shared.
+ * The mentions last computed per series, for its last two texts (the answer and the question) and
+ * universe. One gate run asks for the same series in the same text several times over (scoring,
+ * domination, trend claims, the question's own mentions), each a handful of regex scans of the whole
+ * text; the lists are never mutated, so they are shared.
  */
-const LAST_MENTIONS = new WeakMap<NumericSeries, { text: string; universe: readonly NumericSeries[]; mentions: readonly Mention[] }>();
+interface KnownMentions {
+  text: string;
+  universe: readonly NumericSeries[];
+  mentions: readonly Mention[];
+}
+const KNOWN_MENTIONS = new WeakMap<NumericSeries, KnownMentions[]>();
+const TEXTS_REMEMBERED = 2;
+
+function knownMentions(series: NumericSeries, text: string, universe: readonly NumericSeries[]): readonly Mention[] | undefined {
+  return KNOWN_MENTIONS.get(series)?.find((k) => k.text === text && k.universe === universe)?.mentions;
+}
 
 /** Every mention of one series: its full name, then aliases and its distinctive word outside those. */
 function mentionsOf(series: NumericSeries, text: string, universe: readonly NumericSeries[]): readonly Mention[] {
-  const last = LAST_MENTIONS.get(series);
-  if (last && last.text === text && last.universe === universe) return last.mentions;
-  const mentions = scanMentions(series, text, universe);
-  LAST_MENTIONS.set(series, { text, universe, mentions });
+  return knownMentions(series, text, universe) ?? runSteps(mentionSteps(series, text, universe));
+}
+
+/** `mentionsOf` with a pause point after each scan of the text (a question can be a megabyte). */
+function* mentionSteps(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Steps<readonly Mention[]> {
+  const known = knownMentions(series, text, universe);
+  if (known) return known;
+  const mentions = yield* scanMentions(series, text, universe);
+  KNOWN_MENTIONS.set(series, [{ text, universe, mentions }, ...(KNOWN_MENTIONS.get(series) ?? [])].slice(0, TEXTS_REMEMBERED));
   return mentions;
 }
 
-function scanMentions(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Mention[] {
+function* scanMentions(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Steps<Mention[]> {
   const tokens = conceptTokens(series.concept);
   if (tokens.length === 0) return [];
   const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));
+  yield;
   const outside = (s: { start: number; end: number }) => !within(phrases, s);
-  const aliases = aliasesOf(tokens)
-    .flatMap((a) => spansOf(phraseRegExp([a]), text))
-    .filter(outside)
-    .map((s) => ({ series, ...s, kind: 'alias' as const }));
+  // Alias by alias, in order (as a flatMap over the aliases would list them).
+  const aliasSpans: Array<{ start: number; end: number }> = [];
+  for (const a of aliasesOf(tokens)) {
+    for (const span of spansOf(phraseRegExp([a]), text)) aliasSpans.push(span);
+    yield;
+  }
+  const aliases = aliasSpans.filter(outside).map((s) => ({ series, ...s, kind: 'alias' as const }));
   const token = distinctiveToken(series, universe);
   const aliasStarts = new Set(aliases.map((a) => a.start));
   const words = token ? spansOf(phraseRegExp([token]), text).filter(outside).filter((s) => !aliasStarts.has(s.start)) : [];
@@ -143,8 +164,19 @@ function selectFrom(all: readonly NumericSeries[], text: string): SelectedSeries
 
 /** Series scored against the answer, falling back to the question when the answer names none. */
 export function selectSeries(all: readonly NumericSeries[], answer: string, question: string): SelectedSeries[] {
-  const fromAnswer = selectFrom(all, answer);
-  return fromAnswer.length > 0 ? fromAnswer : selectFrom(all, question);
+  return runSteps(selectSeriesSteps(all, answer, question));
+}
+
+/** `selectSeries` with a pause point after each scan of the answer or the question. */
+export function* selectSeriesSteps(all: readonly NumericSeries[], answer: string, question: string): Steps<SelectedSeries[]> {
+  const fromAnswer = yield* selectFromSteps(all, answer);
+  return fromAnswer.length > 0 ? fromAnswer : yield* selectFromSteps(all, question);
+}
+
+function* selectFromSteps(all: readonly NumericSeries[], text: string): Steps<SelectedSeries[]> {
+  // Every series' mentions first, a scan at a time: scoring and domination then read them remembered.
+  for (const series of all) yield* mentionSteps(series, text, all);
+  return selectFrom(all, text);
 }
 
 /**

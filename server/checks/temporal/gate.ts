@@ -9,7 +9,7 @@
 import { runSteps, type Steps } from '../../event-loop';
 import type { CheckResult, GateContext, Patch } from './gate-common';
 import { checkDateFormat } from './gate-dates';
-import { seriesSummaryPatch, selectSeries } from './gate-series';
+import { seriesSummaryPatch, selectSeriesSteps } from './gate-series';
 import { checkTrends } from './gate-trend';
 import { hasTrendWord } from './gate-trend-claims';
 import { checkDateValues } from './gate-values';
@@ -39,15 +39,17 @@ function emptyResult(mode: GateMode): TemporalGateResult {
   return { schema_version: 'temporal_gate.v1', mode, status: 'not_applicable', checks: [], patch_answer: null, patch_citations: [] };
 }
 
-function gateContext(input: GateInput, facts: TemporalFacts): GateContext {
+function* gateContext(input: GateInput, facts: TemporalFacts): Steps<GateContext> {
   const ledger = new Set([...facts.date_ledger.map((e) => e.iso), ...(facts.date_output_contract.allowed_iso_dates ?? [])]);
   const questionTrend = hasTrendWord(input.question);
+  yield;
+  const selected = yield* selectSeriesSteps(facts.numeric_series, input.answer, input.question);
   return {
     question: input.question,
     answer: input.answer,
     facts,
     ledger,
-    selected: selectSeries(facts.numeric_series, input.answer, input.question),
+    selected,
     trendAsked: questionTrend || hasTrendWord(input.answer),
     questionTrend,
     ...(input.claimLocal ? { claimLocal: { citations: new Set(input.citations) } } : {}),
@@ -76,7 +78,7 @@ export function runTemporalGate(input: GateInput): TemporalGateResult {
  */
 export function* temporalGateSteps(input: GateInput): Steps<TemporalGateResult> {
   if (input.mode === 'off' || input.facts === null) return emptyResult(input.mode);
-  const ctx = gateContext(input, input.facts);
+  const ctx = yield* gateContext(input, input.facts);
   yield;
   const format = checkDateFormat(ctx);
   yield;

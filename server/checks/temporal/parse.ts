@@ -160,24 +160,33 @@ function numericObservation(e: ChartEvent): NumericObservation | null {
 /**
  * Numeric observations in chart order, one per (concept, date): the first line wins, so a repeated
  * value in an obs group or a copied vital does not double a series point. Concepts compare
- * case-insensitively; the first spelling seen is kept.
+ * case-insensitively; the first spelling seen is kept. Fed in runs (a large chart is read in slices),
+ * the result is the same as one pass over all the events.
  */
-export function parseNumericObservations(events: readonly ChartEvent[]): NumericObservation[] {
-  const out: NumericObservation[] = [];
-  const spelling = new Map<string, string>();
-  const seen = new Set<string>();
-  for (const e of events) {
-    const obs = numericObservation(e);
-    if (!obs) continue;
-    const key = obs.concept.toLowerCase();
-    const concept = spelling.get(key) ?? obs.concept;
-    spelling.set(key, concept);
-    const seenKey = `${key}\u0000${obs.date}`;
-    if (seen.has(seenKey)) continue;
-    seen.add(seenKey);
-    out.push({ ...obs, concept });
+export class NumericObservations {
+  readonly out: NumericObservation[] = [];
+  private readonly spelling = new Map<string, string>();
+  private readonly seen = new Set<string>();
+
+  add(events: readonly ChartEvent[]): void {
+    for (const e of events) {
+      const obs = numericObservation(e);
+      if (!obs) continue;
+      const key = obs.concept.toLowerCase();
+      const concept = this.spelling.get(key) ?? obs.concept;
+      this.spelling.set(key, concept);
+      const seenKey = `${key}\u0000${obs.date}`;
+      if (this.seen.has(seenKey)) continue;
+      this.seen.add(seenKey);
+      this.out.push({ ...obs, concept });
+    }
   }
-  return out;
+}
+
+export function parseNumericObservations(events: readonly ChartEvent[]): NumericObservation[] {
+  const parsed = new NumericObservations();
+  parsed.add(events);
+  return parsed.out;
 }
 
 /** Distinct calendar dates in a value, in order of appearance. */

@@ -1,4 +1,5 @@
-import { extractChart, parseChart, renderLedger } from '../../../server/context/inline-chart';
+import { extractChart, parseChart } from '../../../server/context/inline-chart';
+import { renderLedger } from '../../../server/context/render';
 
 const user = (content: unknown) => ({ role: 'user', content });
 const assistant = (content: string) => ({ role: 'assistant', content });

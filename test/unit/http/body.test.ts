@@ -9,7 +9,8 @@ import zlib from 'node:zlib';
 import express from 'express';
 import iconv from 'iconv-lite';
 import { LoopSlice } from '../../../server/event-loop';
-import { decodeUtf8InSlices, jsonBody } from '../../../server/http/body';
+import { DepthScan, tooDeepFieldInBytes } from '../../../server/http/body-depth';
+import { decodeUtf8InSlices, jsonBody, readSlicedBody } from '../../../server/http/body';
 import { MAX_BODY_DEPTH } from '../../../server/http/schemas';
 
 function lcg(seed: number): () => number {
@@ -21,9 +22,9 @@ function lcg(seed: number): () => number {
 const BYTE_ATOMS = [[0x41], [0x7b], [0x22], [0xc3, 0xa9], [0xe2, 0x80, 0xa8], [0xf0, 0x9f, 0x92, 0xa9], [0x80], [0xc3], [0xe2, 0x80], [0xf0, 0x9f], [0xff], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf]];
 
 describe('decodeUtf8InSlices', () => {
-  test("equals body-parser's decode (iconv-lite utf-8) on 20,000 random byte strings cut into random runs", async () => {
+  test("equals body-parser's decode (iconv-lite utf-8) on 10,000 random byte strings cut into random runs", async () => {
     const rand = lcg(5);
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < 10_000; i++) {
       const bytes: number[] = [];
       const n = Math.floor(rand() * 14);
       for (let j = 0; j < n; j++) bytes.push(...BYTE_ATOMS[Math.floor(rand() * BYTE_ATOMS.length)]);
@@ -37,6 +38,33 @@ describe('decodeUtf8InSlices', () => {
     const slice = new LoopSlice(0);
     expect(await decodeUtf8InSlices(Buffer.from('é'.repeat(1000)), slice, 100)).toBe('é'.repeat(1000));
     expect(slice.yields).toBe(19);
+  });
+});
+
+describe('DepthScan', () => {
+  test('fed in random runs, equals tooDeepFieldInBytes on 3,000 random bodies', () => {
+    const rand = lcg(61);
+    const atoms = ['[', ']', '{', '}', '"k":', '"a\\"b"', '"[{"', ',', ':', '1', '"\\u0070atient":', '"x":', ' '];
+    let refused = 0;
+    for (let i = 0; i < 3000; i++) {
+      const depth = MAX_BODY_DEPTH - 3 + Math.floor(rand() * 6);
+      const body = `{"x":${'['.repeat(depth)}${Array.from({ length: Math.floor(rand() * 20) }, () => atoms[Math.floor(rand() * atoms.length)]).join('')}`;
+      const buf = Buffer.from(body);
+      const scan = new DepthScan(buf, MAX_BODY_DEPTH);
+      const run = 1 + Math.floor(rand() * 16);
+      for (let to = run; scan.result === undefined; to += run) scan.feed(to);
+      const want = tooDeepFieldInBytes(buf, MAX_BODY_DEPTH);
+      expect({ body, got: scan.result }).toEqual({ body, got: want });
+      if (want !== null) refused++;
+    }
+    expect(refused).toBeGreaterThan(500);
+  });
+
+  test('readSlicedBody in tiny runs refuses, parses or fails exactly as the one-piece checks do', async () => {
+    const deep = Buffer.from(`{"patient":${'['.repeat(MAX_BODY_DEPTH + 2)}1${']'.repeat(MAX_BODY_DEPTH + 2)}}`);
+    await expect(readSlicedBody(deep, 7)).rejects.toMatchObject({ type: 'entity.too.deep', field: 'patient' });
+    expect(await readSlicedBody(Buffer.from('\ufeff {"a":"é😀"}'), 3)).toEqual({ a: 'é😀' });
+    await expect(readSlicedBody(Buffer.from(' "str"'), 2)).rejects.toMatchObject({ type: 'entity.parse.failed' });
   });
 });
 

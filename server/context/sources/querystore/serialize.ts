@@ -9,7 +9,8 @@
  * selector's `renderRecordLine`, so the full chart (`originalText`) and any selected view show the
  * same line for the same record.
  */
-import { isMandatory, renderRecordLine } from '../../selector';
+import { renderRecordLine } from '../../render';
+import { isMandatory } from '../../selector';
 import type { EvidenceLedger, EvidenceRecord } from '../../types';
 import type { QuerystoreRecord } from './types';
 

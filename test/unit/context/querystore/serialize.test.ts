@@ -5,8 +5,10 @@
 import { latestRecordDate } from '../../../../server/checks/temporal/anchor';
 import { buildTemporalFacts } from '../../../../server/checks/temporal/facts';
 import { parseEvents } from '../../../../server/checks/temporal/parse';
-import { parseChart, renderLedger } from '../../../../server/context/inline-chart';
-import { renderRecordLine, selectContext } from '../../../../server/context/selector';
+import { parseChart } from '../../../../server/context/inline-chart';
+import { renderLedger } from '../../../../server/context/render';
+import { renderRecordLine } from '../../../../server/context/render';
+import { selectContext } from '../../../../server/context/selector';
 import { annotate, annotateLedger, identityKey } from '../../../../server/context/sources/querystore/resolve';
 import {
   groupSuffix,
