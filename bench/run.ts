@@ -6,6 +6,7 @@ import { formatHostileLoad, runHostileLoadBench } from './hostile-load';
 import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
 import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
+import { formatQuerystore, runQuerystoreBench } from './querystore';
 import { formatStreamLatency, runStreamLatencyBench } from './stream-latency';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
   process.stdout.write(`${formatHostileLoad(await runHostileLoadBench())}\n`);
+  process.stdout.write(`${formatQuerystore(await runQuerystoreBench())}\n`);
 }
 
 main().catch((err: unknown) => {
