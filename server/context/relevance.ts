@@ -27,11 +27,16 @@ const EXPLICIT_ID = /\b(?:concept id|record id|order id|order number|identifier|
  * `/"([^"]+)"|“([^”]+)”/g` found them. By hand: that regex rescanned the rest of the text from every
  * unclosed `“` (quadratic on a run of them); here each closing quote is searched for once.
  */
-function quotedPhrases(text: string): string[] {
+function* quotedPhrases(text: string): Steps<string[]> {
   const out: string[] = [];
   // Next index of each closing quote at or after the current search start (-1: none left).
   const nextClose = new Map<string, number>();
+  let pauseAt = QUESTION_PIECE_CHARS;
   for (let i = 0; i < text.length; i++) {
+    if (i >= pauseAt) {
+      pauseAt = i + QUESTION_PIECE_CHARS;
+      yield;
+    }
     const close = text[i] === '"' ? '"' : text[i] === '“' ? '”' : null;
     if (close === null) continue;
     let end = nextClose.get(close);
@@ -179,7 +184,7 @@ function* exactTermsOf(question: string, lowerTokens: readonly string[]): Steps<
   });
   for (const m of question.matchAll(EXPLICIT_ID)) add(tokenize(m[0].toLowerCase()));
   yield;
-  yield* eachInRuns(quotedPhrases(question), (phrase) => add(tokenize(phrase)));
+  yield* eachInRuns(yield* quotedPhrases(question), (phrase) => add(tokenize(phrase)));
   return found;
 }
 

@@ -11,8 +11,9 @@ import { renderLedger } from '../context/render';
 import { renderRecordLine } from '../context/render';
 import { isMandatory, selectContext } from '../context/selector';
 import type { EvidenceLedger } from '../context/types';
-import type { SharedBlock } from '../llm/shared-block';
+import { prepareBody, type SharedBlock } from '../llm/shared-block';
 import { createTokenCounter } from '../llm/tokens';
+import { LoopSlice } from '../event-loop';
 import { answerRequest } from './stages/answer';
 import type { EngineDeps, TurnState } from './types';
 
@@ -51,7 +52,12 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     if (!block) blocks.set(chart, (block = buildContextMessage({ temporalFacts, chart })));
     return block;
   };
-  const measureWith = (chart: string, history: TurnState['conversation']) => counter.countChat(answerRequest(turn, deps, blockFor(chart), history));
+  const measureWith = async (chart: string, history: TurnState['conversation']) => {
+    const request = answerRequest(turn, deps, blockFor(chart), history);
+    // A large block's (or long question's) JSON bytes and digest, what counting and dispatch read, in slices first.
+    await prepareBody(request, new LoopSlice());
+    return counter.countChat(request);
+  };
 
   const t0 = performance.now();
   const mandatory = mandatoryChart(ledger);

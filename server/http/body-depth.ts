@@ -21,66 +21,41 @@ const COLON = 0x3a;
  * bound. Malformed JSON is left to the parser: this only counts brackets outside strings.
  */
 export function tooDeepFieldInBytes(buf: Uint8Array, maxDepth: number): string | null {
-  const scan = new DepthScan(buf, maxDepth);
-  scan.feed(buf.length);
-  return scan.result ?? null;
-}
-
-/**
- * The same scan resumable over runs of bytes (a megabyte body is scanned a run at a time between
- * yields): `feed(to)` reads up to byte `to`; `result` is settled once it is not undefined.
- */
-export class DepthScan {
-  /** undefined while undecided; then what `tooDeepFieldInBytes` returns. */
-  result: string | null | undefined = undefined;
-  private i = 0;
-  private depth = 0;
-  private inString = false;
-  private stringStart = -1;
+  let depth = 0;
+  let inString = false;
+  let stringStart = -1;
   /** Inside the top-level object, whether the next string is a member name. */
-  private expectKey = false;
-  private topIsObject = false;
-  private key = '';
-
-  constructor(
-    private readonly buf: Uint8Array,
-    private readonly maxDepth: number,
-  ) {}
-
-  feed(to: number): void {
-    const { buf, maxDepth } = this;
-    const end = Math.min(to, buf.length);
-    let { i, depth, inString, stringStart, expectKey, topIsObject, key } = this;
-    for (; i < end && this.result === undefined; i++) {
-      const c = buf[i];
-      if (inString) {
-        if (c === BACKSLASH) i++;
-        else if (c === QUOTE) {
-          inString = false;
-          if (depth === 1 && topIsObject && expectKey) key = memberName(buf, stringStart, i);
-        }
-        continue;
+  let expectKey = false;
+  let topIsObject = false;
+  let key = '';
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) {
+        inString = false;
+        if (depth === 1 && topIsObject && expectKey) key = memberName(buf, stringStart, i);
       }
-      if (c === QUOTE) {
-        inString = true;
-        stringStart = i;
-      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-        if (depth === 0) {
-          topIsObject = c === OPEN_OBJECT;
-          expectKey = topIsObject;
-        }
-        depth++;
-        if (depth > maxDepth) this.result = topIsObject ? key : '';
-      } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-        depth--;
-      } else if (depth === 1 && topIsObject) {
-        if (c === COLON) expectKey = false;
-        else if (c === COMMA) expectKey = true;
-      }
+      continue;
     }
-    Object.assign(this, { i, depth, inString, stringStart, expectKey, topIsObject, key });
-    if (this.result === undefined && i >= buf.length) this.result = null;
+    if (c === QUOTE) {
+      inString = true;
+      stringStart = i;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === 0) {
+        topIsObject = c === OPEN_OBJECT;
+        expectKey = topIsObject;
+      }
+      depth++;
+      if (depth > maxDepth) return topIsObject ? key : '';
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+    } else if (depth === 1 && topIsObject) {
+      if (c === COLON) expectKey = false;
+      else if (c === COMMA) expectKey = true;
+    }
   }
+  return null;
 }
 
 /** The member name between the quotes at `open` and `close`, decoded as JSON; '' when it is not valid. */

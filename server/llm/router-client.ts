@@ -10,7 +10,8 @@ import { closePool, Pool } from './undici-pool';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
-import { encodeJsonBody } from './shared-block';
+import { encodeJsonBody, prepareBody } from './shared-block';
+import { LoopSlice } from '../event-loop';
 import { SlotSemaphore, abortErrorFrom, withEvidence } from './slots';
 import {
   isLoadingModel, mapRouterHttpError, mapTransportError, parseRouterErrorBody,
@@ -197,6 +198,8 @@ class LlamaRouterClient implements RouterClient {
   // ---- HTTP --------------------------------------------------------------------------------
 
   private async send(method: 'GET' | 'POST', path: string, body: unknown, signal?: AbortSignal, timeoutMs?: number): Promise<Dispatcher.ResponseData> {
+    // A large context block or a long question is encoded in slices first, not inside the request's piece.
+    if (body !== undefined) await prepareBody(body as { messages?: unknown }, new LoopSlice());
     const res = await this.pool.request({
       method,
       path: this.prefix + path,

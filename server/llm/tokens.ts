@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { HubError, isAbortError } from '../errors';
 import { abortErrorFrom } from './slots';
-import { blockParts } from './shared-block';
+import { blockParts, longTail } from './shared-block';
 import { chargeTokens, joinRecords, piecesMatch, recordCosts } from './tokens-records';
 import { localFor, type ChatCountRequest, type LocalTokenizer } from './tokens-local';
 import type { ChatRequest, RouterClient } from './types';
@@ -210,7 +210,11 @@ export function chatCacheKey(req: ChatCountRequest): string {
     const parts = blockParts(m);
     if (parts) {
       // A stage message on the turn's shared block: the block's digest (hashed once per turn), then the tail.
-      hash.update(`\u0000b${(m.role as string).length}:${m.role as string}${parts.block.digest()}${parts.tail.length}:`).update(parts.tail);
+      hash.update(`\u0000b${(m.role as string).length}:${m.role as string}${parts.block.digest()}${parts.tail.length}`);
+      // A long tail goes in by its remembered digest (a megabyte question is hashed once, not per count).
+      const long = longTail(parts.tail);
+      if (long) hash.update(`#${long.digest()}`);
+      else hash.update(':').update(parts.tail);
       continue;
     }
     const keys = Object.keys(m);

@@ -6,7 +6,8 @@
  * wrote must not ship as its claim, and dropping claims hid the evidence from the clinician.
  */
 import { canonicalizeCitationGroups } from '../contracts-citations';
-import { runTemporalGate } from './gate';
+import { runSteps, type Steps } from '../../event-loop';
+import { temporalGateSteps } from './gate';
 import { citedIndices, hasDanglingBracket, ledgerDates, repairDanglingBracket, repairOddDates } from './indepth-repair';
 import type { GateCheck, GateMode, TemporalFacts, TemporalGateResult } from './types';
 
@@ -70,10 +71,19 @@ function notApplicable(mode: GateMode): TemporalGateResult {
 }
 
 export function runInDepthGate(input: InDepthGateInput): InDepthGateResult {
+  return runSteps(inDepthGateSteps(input));
+}
+
+/** `runInDepthGate` with pause points between claims and inside each claim's gate (many claims on a large chart). */
+export function* inDepthGateSteps(input: InDepthGateInput): Steps<InDepthGateResult> {
   const base = { schema_version: 'indepth_temporal_gate.v1' as const, mode: input.mode, removed: [] as [] };
   // Off: nothing is checked, but the claims still ship as written.
   if (input.mode === 'off') return { ...base, status: 'not_applicable', claims: [...input.claims], marked: [], checks: [] };
-  const outcomes = input.claims.map((claim, i) => checkClaim(claim, i + 1, input));
+  const outcomes: ClaimOutcome[] = [];
+  for (let i = 0; i < input.claims.length; i++) {
+    outcomes.push(yield* checkClaim(input.claims[i], i + 1, input));
+    yield;
+  }
   const marked = outcomes.flatMap((o) => o.marks);
   const changed = outcomes.some((o) => o.text !== o.check.claim);
   return {
@@ -92,7 +102,7 @@ function statusOf(mode: GateMode, marked: readonly InDepthMark[], changed: boole
   return changed ? 'edited' : 'checked';
 }
 
-function checkClaim(original: string, claimIndex: number, input: InDepthGateInput): ClaimOutcome {
+function* checkClaim(original: string, claimIndex: number, input: InDepthGateInput): Steps<ClaimOutcome> {
   const enforce = input.mode === 'enforce';
   const check: InDepthClaimCheck = { claim_index: claimIndex, claim: original, gate: notApplicable(input.mode) };
   let text = original;
@@ -126,7 +136,7 @@ function checkClaim(original: string, claimIndex: number, input: InDepthGateInpu
   if (cited.length === 0 && malformed.length === 0) return { text, check, marks };
 
   // (4) The claim's own words with an empty question (§13.1 #6); trend rules only for series it cites.
-  check.gate = runTemporalGate({ question: '', answer: text, citations: cited.filter((n) => n > 0), facts: input.facts, mode: input.mode, claimLocal: true });
+  check.gate = yield* temporalGateSteps({ question: '', answer: text, citations: cited.filter((n) => n > 0), facts: input.facts, mode: input.mode, claimLocal: true });
   const temporal = temporalMark(claimIndex, check.gate);
   if (temporal) marks.push(temporal);
 

@@ -5,7 +5,8 @@
  * list is a complete, empty In-Depth (§13.1 #8).
  */
 import { normaliseClaim } from '../../checks/grounding';
-import { runInDepthGate, type InDepthGateResult, type InDepthMark } from '../../checks/temporal/indepth-gate';
+import { inDepthGateSteps, type InDepthGateResult, type InDepthMark } from '../../checks/temporal/indepth-gate';
+import { LoopSlice, stepsInSlices } from '../../event-loop';
 import { groundClaims } from '../grounding';
 import { escalate } from '../confidence';
 import { citationsFromReferences, claimUsages, mergeReferences, resolveReferences, type Reference } from '../references';
@@ -97,7 +98,8 @@ export const inDepthGateStage: Stage = {
       yield stableEvent(turn, 'indepth_error');
       return;
     }
-    const gate = runInDepthGate({ claims: drafted, facts: turn.facts, mode: turn.temporal.mode, ledgerSize: turn.ledger.records.length });
+    // runInDepthGate's result, the loop given back between claims once they have held it for a slice.
+    const gate = await stepsInSlices(inDepthGateSteps({ claims: drafted, facts: turn.facts, mode: turn.temporal.mode, ledgerSize: turn.ledger.records.length }), new LoopSlice());
     const policy = turn.profile.policies.review;
     const grounds = policy !== null && policy.grounding !== 'off' && turn.profile.stages.includes('ground_verdicts');
     let claimRefs = resolveReferences(claimUsages(gate.claims, 'indepth'), turn.ledger, grounds ? 'checking' : 'unchecked');

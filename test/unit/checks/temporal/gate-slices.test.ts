@@ -4,6 +4,7 @@
  */
 import { LoopSlice, stepsInSlices } from '../../../../server/event-loop';
 import { runTemporalGate, temporalGateSteps } from '../../../../server/checks/temporal/gate';
+import { inDepthGateSteps, runInDepthGate } from '../../../../server/checks/temporal/indepth-gate';
 import { clinicFacts } from './gate-fixtures';
 import { lcg } from '../../../support/random-chart';
 
@@ -22,6 +23,19 @@ describe('temporalGateSteps', () => {
       const input = { question: text(), answer: text(), citations: [1, 2, 3].filter(() => rand() < 0.5), facts, mode: rand() < 0.5 ? ('enforce' as const) : ('warn' as const) };
       const got = await stepsInSlices(temporalGateSteps(input), new LoopSlice(0));
       expect({ i, input: { ...input, facts: null }, got }).toEqual({ i, input: { ...input, facts: null }, got: runTemporalGate(input) });
+    }
+  });
+});
+
+describe('inDepthGateSteps', () => {
+  test('paused between and inside claims, equals runInDepthGate on 300 random claim lists', async () => {
+    const rand = lcg(43);
+    const facts = clinicFacts();
+    for (let i = 0; i < 300; i++) {
+      const claims = Array.from({ length: Math.floor(rand() * 6) }, () => Array.from({ length: 1 + Math.floor(rand() * 10) }, () => ATOMS[Math.floor(rand() * ATOMS.length)]).join(' '));
+      const input = { claims, facts, mode: (['enforce', 'warn', 'off'] as const)[Math.floor(rand() * 3)], ledgerSize: Math.floor(rand() * 30) };
+      const got = await stepsInSlices(inDepthGateSteps(input), new LoopSlice(0));
+      expect({ i, claims, got }).toEqual({ i, claims, got: runInDepthGate(input) });
     }
   });
 });
