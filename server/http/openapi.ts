@@ -30,7 +30,7 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
             '422': errorResponse('insufficient_context'),
             '501': errorResponse('stage_not_implemented'),
             '502': errorResponse('router_error / router_unreachable'),
-            '503': errorResponse('router_busy (with Retry-After), context_source_unavailable, tokenization_unavailable'),
+            '503': errorResponse('router_busy (with Retry-After), context_source_unavailable (e.g. QueryStore unreachable), context_source_failed (QueryStore failed), tokenization_unavailable'),
             '504': errorResponse('router_timeout'),
           },
         },
@@ -39,6 +39,12 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
       '/health': { get: { summary: 'Liveness (always 200).', responses: { '200': { description: 'healthy' } } } },
       '/': { get: { summary: 'Service banner.', responses: { '200': { description: 'running' } } } },
       '/openapi.json': { get: { summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/admin/querystore/cache/purge': {
+        post: {
+          summary: 'Drop every cached QueryStore patient ledger (the next turn for each patient acquires its chart again).',
+          responses: { '200': { description: '{"purged_entries": <n>}' }, '404': errorResponse('QueryStore is not configured') },
+        },
+      },
     },
     components: { schemas },
   };

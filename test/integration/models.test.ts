@@ -66,6 +66,7 @@ describe('GET /v1/models', () => {
     const openapi = await (await fetch(`${hub.url}/openapi.json`)).json() as any;
     expect(openapi.openapi).toBe('3.1.0');
     expect(openapi.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/models', '/health', '/admin/querystore/cache/purge']));
     const probe = await fetch(`${hub.url}/api/v1/models`);
     expect(probe.status).toBe(404);
     const err = await probe.json() as any;
