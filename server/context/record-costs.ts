@@ -12,7 +12,7 @@
  * decide which records get costed; admission always uses exact costs and an exact final count.
  * A record left uncosted is treated as not fitting (`token_budget_after_<tier>`).
  */
-import type { Entry } from './selector';
+import type { Entry } from './ranking';
 
 export interface CostInput {
   ranked: readonly Entry[];

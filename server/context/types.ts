@@ -2,6 +2,8 @@
 
 export type DateKind = 'clinical_event' | 'administrative' | 'unknown';
 export type SliceTier = 'mandatory' | 'exact' | 'recency_anchor' | 'typed' | 'similarity' | 'panel';
+/** Slice tiers in the order QueryStore lists them (clients.md §4): earlier tiers rank higher. */
+export const SLICE_TIERS: readonly SliceTier[] = ['mandatory', 'exact', 'recency_anchor', 'typed', 'similarity', 'panel'];
 
 export interface EvidenceRecord {
   stableId: string;

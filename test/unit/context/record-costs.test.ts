@@ -1,5 +1,5 @@
 import { costRankedRecords, greedy } from '../../../server/context/record-costs';
-import type { Entry } from '../../../server/context/selector';
+import type { Entry } from '../../../server/context/ranking';
 
 /** Entries whose rendered text is `n` bytes; the fake tokenizer charges one token per byte. */
 const entry = (id: number, n: number): Entry =>

@@ -5,7 +5,7 @@
 import { LoopSlice } from '../../../server/event-loop';
 import { parseChart } from '../../../server/context/inline-chart';
 import { analyzeQuestion, scoreRecord, type RecordRelevance } from '../../../server/context/relevance';
-import { firstInOrder, isActiveCondition, isMandatory, rankRecords, rankRecordsInSlices, recency, type Entry, type Ranking } from '../../../server/context/selector';
+import { firstInOrder, isActiveCondition, isMandatory, rankRecords, rankRecordsInSlices, recency, type Entry, type Ranking } from '../../../server/context/ranking';
 import type { EvidenceLedger, EvidenceRecord, SliceTier } from '../../../server/context/types';
 import { lcg, randomChart } from '../../support/random-chart';
 

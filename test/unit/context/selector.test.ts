@@ -2,7 +2,8 @@ import { HubError } from '../../../server/errors';
 import { parseChart } from '../../../server/context/inline-chart';
 import { renderLedger, renderRecordLine } from '../../../server/context/render';
 import { contextSummary } from '../../../server/context/context-view';
-import { rankRecords, selectContext, type SelectInput } from '../../../server/context/selector';
+import { rankRecords } from '../../../server/context/ranking';
+import { selectContext, type SelectInput } from '../../../server/context/selector';
 import type { EvidenceLedger, EvidenceRecord } from '../../../server/context/types';
 
 // ---- helpers ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sortedKeyJson } from '../../../llm/tokens';
-import type { EvidenceLedger, EvidenceRecord, SliceTier } from '../../types';
+import { SLICE_TIERS, type EvidenceLedger, type EvidenceRecord, type SliceTier } from '../../types';
 import { QUERYSTORE_SOURCE, stableIdOf } from './serialize';
 import type { QuerystoreRecord } from './types';
 
@@ -19,7 +19,8 @@ import type { QuerystoreRecord } from './types';
  * Slice tiers, highest first: the order QueryStore lists them (clients.md §4) and the selector ranks
  * them (`SLICE_ORDER` in selector.ts; a test keeps the two in step).
  */
-export const SLICE_TIER_ORDER: readonly SliceTier[] = ['mandatory', 'exact', 'recency_anchor', 'typed', 'similarity', 'panel'];
+/** Highest first (the selector ranks slice tiers in this order too). */
+export const SLICE_TIER_ORDER = SLICE_TIERS;
 const TIER_RANK: ReadonlyMap<string, number> = new Map(SLICE_TIER_ORDER.map((t, i) => [t, i]));
 
 export interface Identity {

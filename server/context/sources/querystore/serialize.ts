@@ -10,7 +10,7 @@
  * same line for the same record.
  */
 import { renderRecordLine } from '../../render';
-import { isMandatory } from '../../selector';
+import { isMandatory } from '../../ranking';
 import type { EvidenceLedger, EvidenceRecord } from '../../types';
 import type { QuerystoreRecord } from './types';
 

@@ -3,7 +3,7 @@
  * tiers" and the Target: identity AND content digest), and annotation of the evidence records.
  */
 import { createHash } from 'node:crypto';
-import { rankRecords } from '../../../../server/context/selector';
+import { rankRecords } from '../../../../server/context/ranking';
 import {
   annotate,
   annotateLedger,
