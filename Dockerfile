@@ -17,8 +17,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY profiles ./profiles
 COPY prompts ./prompts
+COPY data ./data
 COPY env.recommended ./
-RUN mkdir -p /app/trace && chown 65532:65532 /app/trace
+RUN mkdir -p /app/trace /app/models && chown 65532:65532 /app/trace
 USER 65532:65532
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \

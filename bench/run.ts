@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark in sequence; each prints a ratio against a baseline from the same run. */
 import { formatConcurrentStreams, runConcurrentStreamsBench } from './concurrent-streams';
 import { formatContextSelection, runContextSelectionBench } from './context-selection';
+import { formatEmbeddedPrefix, runEmbeddedPrefixBench } from './embedded-prefix';
 import { formatEngineCpu, runEngineCpuBench } from './engine-cpu';
 import { formatHostileLoad, runHostileLoadBench } from './hostile-load';
 import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
   process.stdout.write(`${formatHostileLoad(await runHostileLoadBench())}\n`);
   process.stdout.write(`${formatQuerystore(await runQuerystoreBench())}\n`);
+  // The embedded llama.cpp engine (in this process): prefix reuse over a checked turn's prompts.
+  process.stdout.write(`${formatEmbeddedPrefix(await runEmbeddedPrefixBench())}\n`);
 }
 
 main().catch((err: unknown) => {

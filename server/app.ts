@@ -9,8 +9,11 @@ import type { Catalog } from './profiles/catalog';
 import type { SourceRegistry } from './context/registry';
 import type { LocalTokenizer } from './llm/tokens';
 import type { FitBounds } from './llm/fit-bound';
+import type { BackendStatus } from './llm/backend-status';
+import { reduceUrl } from './sanitize';
 import type { TraceSink } from './trace/writer';
 import type { HubMetrics } from './metrics';
+import type { DrugSafety } from './checks/drug-safety';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -25,6 +28,8 @@ export interface AppDeps {
   config: Config;
   catalog: Catalog;
   router: RouterClient;
+  /** The model backend as `/` and `/health` describe it (absent: a router at LLM_BASE_URL). */
+  backendStatus?: () => BackendStatus;
   sources: SourceRegistry;
   localTokenizer?: LocalTokenizer | null;
   fitBounds?: FitBounds | null;
@@ -37,6 +42,8 @@ export interface AppDeps {
   version?: string;
   /** Purges the QueryStore patient ledger cache (POST /admin/querystore/cache/purge); null without QueryStore. */
   purgeQuerystoreCache?: (() => number) | null;
+  /** Deterministic drug safety, loaded at start-up (absent: results say it is not configured). */
+  drugSafety?: DrugSafety | null;
 }
 
 function cors(_req: Request, res: Response, next: NextFunction): void {
@@ -83,7 +90,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Built on the first request for it: most hubs never serve the document, and start-up stays lean.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   const router = express.Router();
-  mountMeta(router, { startedAt, llmBaseUrl: deps.config.llmBaseUrl, openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)) });
+  mountMeta(router, { startedAt, backendStatus: deps.backendStatus ?? (() => ({ type: 'router', ready: null, url: reduceUrl(deps.config.llmBaseUrl) })), openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)) });
   const metrics = deps.metrics;
   if (metrics) {
     router.get('/metrics', async (_req: Request, res: Response) => {
@@ -93,7 +100,7 @@ export function createApp(deps: AppDeps): express.Express {
   }
   mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
+  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

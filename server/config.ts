@@ -5,16 +5,23 @@
  * (a test keeps them in step).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { trimEndChars } from './text-scan';
+import type { DrugSafetySettings } from './checks/drug-safety';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
 
 export interface Config {
   port: number;
   host: string;
+  /** Which engine answers model calls (decision 25): the HTTP router or the embedded llama.cpp engine. */
+  llmBackend: 'router' | 'embedded';
+  /** The router's base URL; '' on the embedded backend. */
   llmBaseUrl: string;
   llmApiKey: string;
+  /** The embedded engine's settings (read on every backend, used on `embedded`). */
+  embedded: EmbeddedConfig;
   llmTemperature: number;
   llmMaxTokens: number;
   llmProvider: string;
@@ -46,6 +53,16 @@ export interface Config {
   synthDryMultiplier: number;
   drainSeconds: number;
   querystore: QuerystoreConfig | null;
+  /** Deterministic drug safety (hub-contract §9.1): sources and check settings. */
+  drugSafety: DrugSafetySettings;
+}
+
+export interface EmbeddedConfig {
+  modelsDir: string;
+  threads: number;
+  maxLoadedModels: number;
+  /** Decision 8 in process; off only to measure what reuse saves. */
+  prefixReuse: boolean;
 }
 
 export interface QuerystoreConfig {
@@ -76,12 +93,17 @@ export interface SettingDoc {
 export const SETTINGS: readonly SettingDoc[] = [
   { name: 'PORT', default: '8080', description: 'TCP port the hub listens on.' },
   { name: 'HOST', default: '0.0.0.0', description: 'Interface the hub binds to.' },
-  { name: 'LLM_BASE_URL', default: 'http://localhost:8077', description: 'Base URL of the llama.cpp router (without /v1).' },
+  { name: 'LLM_BACKEND', default: 'auto', description: 'router | embedded | auto: auto uses the llama.cpp router when LLM_BASE_URL is set, else the embedded engine over MODELS_DIR.' },
+  { name: 'LLM_BASE_URL', default: '(unset; http://localhost:8077 with LLM_BACKEND=router)', description: 'Base URL of the llama.cpp router (without /v1). Setting it selects the router backend under LLM_BACKEND=auto.' },
   { name: 'LLM_API_KEY', default: '(empty)', description: 'Bearer key sent to the router; sent only when non-empty.' },
   { name: 'LLM_TEMPERATURE', default: '0.2', description: 'Temperature for model calls that have no profile or request temperature.' },
   { name: 'LLM_MAX_TOKENS', default: '2000', description: 'max_tokens for model calls when neither the request nor the profile sets one.' },
   { name: 'LLM_PROVIDER', default: 'openai-compatible', description: 'Provider id reported in Catalyst profile evidence.' },
   { name: 'HUB_SSE_HEARTBEAT_SECONDS', default: '0.5', description: 'Silence after which a staged stream writes a `: hb` comment (floor 0.1).' },
+  { name: 'MODELS_DIR', default: './models', description: 'Embedded engine: folder of GGUF files (<model id>.gguf) and the optional models.yaml manifest.' },
+  { name: 'EMBEDDED_THREADS', default: 'CPU cores - 1 (at least 1)', description: 'Embedded engine: threads per model context (a manifest entry may set its own).' },
+  { name: 'EMBEDDED_MAX_LOADED_MODELS', default: '1', description: 'Embedded engine: models resident at once; the least recently used idle one is unloaded to make room.' },
+  { name: 'EMBEDDED_PREFIX_REUSE', default: 'true', description: 'Embedded engine: re-evaluate only what follows the prompt prefix a sequence already holds (decision 8). false only to measure it.' },
   { name: 'ROUTER_MAX_CONCURRENCY', default: '1', description: 'Router calls in flight at once (slot semaphore).' },
   { name: 'ROUTER_MAX_QUEUE', default: '64', description: 'Calls that may wait for a slot; beyond it requests get 503 router_busy.' },
   { name: 'ROUTER_CONNECT_TIMEOUT_SECONDS', default: '10', description: 'Timeout for opening a connection to the router.' },
@@ -111,6 +133,12 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'QUERYSTORE_TIMEOUT_SECONDS', default: '30', description: 'Longest a QueryStore request (one page of a chart, a ranked search or a context slice) may take.' },
   { name: 'QUERYSTORE_CACHE_ENTRIES', default: '32', description: 'Patient ledgers kept in memory (revalidated with QueryStore on every turn, never written to disk).' },
   { name: 'QUERYSTORE_CACHE_MB', default: '64', description: 'Bound on the bytes of the cached patient ledgers; a larger chart is served but not kept.' },
+  { name: 'DRUG_SAFETY_SOURCE_FORMAT', default: 'json', description: 'json: a drug_safety_package.v1 file; atc: a WHO-ATC classification export (classification only, no rules).' },
+  { name: 'DRUG_SAFETY_DATASET_PATH', default: 'data/drug-safety/drug-reference.json', description: 'The drug-safety package (or ATC export). Missing, unreadable or malformed: reported at start-up and treated as absent (safety status unavailable).' },
+  { name: 'DRUG_SAFETY_CROSS_REACTIVITY_PATH', default: 'data/drug-safety/cross-reactivity-groups.json', description: 'Cross-reactivity groups (ATC prefixes, levels 2-5); none disables them.' },
+  { name: 'DRUG_SAFETY_WEIGHT_CONCEPT_UUID', default: '5089AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', description: 'Concept of the weight obs used for per-dose mg/kg checks; none disables only that check.' },
+  { name: 'DRUG_SAFETY_WEIGHT_MAX_AGE_DAYS', default: '90', description: 'A weight older than this many days (before the reference date) is not used; a non-integer or value <= 0 means 90.' },
+  { name: 'DRUG_SAFETY_MIN_INTERACTION_SEVERITY', default: 'minor', description: 'Interaction rules rated below this (minor, moderate, major) are not shown; rules rated Unknown never are, unrated curated rules always are; an unknown value means minor.' },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -195,6 +223,47 @@ function querystore(env: Env): Config['querystore'] {
   };
 }
 
+/** DRUG_SAFETY_* (§9.1): the lenient fallbacks are the contract's (bad max age ⇒ 90, unknown severity ⇒ minor). */
+function drugSafety(env: Env, root: string): DrugSafetySettings {
+  const format = (raw(env, 'DRUG_SAFETY_SOURCE_FORMAT') ?? 'json').toLowerCase();
+  if (format !== 'json' && format !== 'atc') throw new ConfigError('DRUG_SAFETY_SOURCE_FORMAT', `expected json or atc, got '${format}'`);
+  const groups = raw(env, 'DRUG_SAFETY_CROSS_REACTIVITY_PATH') ?? 'data/drug-safety/cross-reactivity-groups.json';
+  const weight = raw(env, 'DRUG_SAFETY_WEIGHT_CONCEPT_UUID') ?? '5089AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+  const maxAge = Number(raw(env, 'DRUG_SAFETY_WEIGHT_MAX_AGE_DAYS') ?? '90');
+  const severity = (raw(env, 'DRUG_SAFETY_MIN_INTERACTION_SEVERITY') ?? 'minor').toLowerCase();
+  return {
+    format,
+    datasetPath: path.resolve(root, raw(env, 'DRUG_SAFETY_DATASET_PATH') ?? 'data/drug-safety/drug-reference.json'),
+    crossReactivityPath: groups.toLowerCase() === 'none' ? null : path.resolve(root, groups),
+    weightConceptUuid: weight.toLowerCase() === 'none' ? null : weight,
+    weightMaxAgeDays: Number.isInteger(maxAge) && maxAge > 0 ? maxAge : 90,
+    minInteractionSeverity: severity === 'moderate' || severity === 'major' ? severity : 'minor',
+  };
+}
+
+/** LLM_BACKEND and LLM_BASE_URL together: `auto` is the router exactly when a router URL is given. */
+function backend(env: Env): Pick<Config, 'llmBackend' | 'llmBaseUrl'> {
+  const setting = (raw(env, 'LLM_BACKEND') ?? 'auto').toLowerCase();
+  if (setting !== 'router' && setting !== 'embedded' && setting !== 'auto') {
+    throw new ConfigError('LLM_BACKEND', `expected router, embedded or auto, got '${setting}'`);
+  }
+  const hasUrl = raw(env, 'LLM_BASE_URL') !== undefined;
+  if (setting === 'embedded' || (setting === 'auto' && !hasUrl)) return { llmBackend: 'embedded', llmBaseUrl: '' };
+  return { llmBackend: 'router', llmBaseUrl: url(env, 'LLM_BASE_URL', 'http://localhost:8077') };
+}
+
+function embedded(env: Env, root: string): EmbeddedConfig {
+  const reuse = (raw(env, 'EMBEDDED_PREFIX_REUSE') ?? 'true').toLowerCase();
+  if (reuse !== 'true' && reuse !== 'false') throw new ConfigError('EMBEDDED_PREFIX_REUSE', `expected true or false, got '${reuse}'`);
+  return {
+    modelsDir: path.resolve(root, raw(env, 'MODELS_DIR') ?? 'models'),
+    // One core is left to the hub itself: engine threads that spin on every core starve it (issue 13's figures).
+    threads: num(env, 'EMBEDDED_THREADS', Math.max(1, os.availableParallelism() - 1), { min: 1, integer: true }),
+    maxLoadedModels: num(env, 'EMBEDDED_MAX_LOADED_MODELS', 1, { min: 1, integer: true }),
+    prefixReuse: reuse === 'true',
+  };
+}
+
 function buildRevision(env: Env): string {
   const v = raw(env, 'HUB_BUILD_REVISION');
   if (v === undefined || v === 'unknown') return 'unknown';
@@ -224,7 +293,8 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
   return {
     port: num(env, 'PORT', 8080, { min: 0, integer: true }),
     host,
-    llmBaseUrl: url(env, 'LLM_BASE_URL', 'http://localhost:8077'),
+    ...backend(env),
+    embedded: embedded(env, root),
     llmApiKey: raw(env, 'LLM_API_KEY') ?? '',
     llmTemperature: num(env, 'LLM_TEMPERATURE', 0.2, { min: 0 }),
     llmMaxTokens: num(env, 'LLM_MAX_TOKENS', 2000, { min: 1, integer: true }),
@@ -253,5 +323,6 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     synthDryMultiplier: num(env, 'SYNTH_DRY_MULTIPLIER', 0, { min: 0 }),
     drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),
     querystore: querystore(env),
+    drugSafety: drugSafety(env, root),
   };
 }

@@ -4,11 +4,12 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type DestinationStream } from './logger';
-import { createRouterClient } from './llm/router-client';
+import { createModelBackend } from './llm/backend';
 import { loadCatalog } from './profiles/catalog';
 import { SourceRegistry } from './context/registry';
 import { inlineSource } from './context/sources/inline';
 import { createQuerystore } from './context/sources/querystore';
+import { createDrugSafety } from './checks/drug-safety';
 import { loadLocalTokenizer } from './llm/tokens';
 import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
@@ -24,6 +25,8 @@ export interface RunningHub {
   activeTurns(): number;
   startedTurns(): number;
   routerSlots(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
+  /** The model backend in one line (router URL or embedded engine and its models folder). */
+  backend: string;
   /**
    * Graceful stop: no new connections; running turns may finish for `drainMs`; then each is settled
    * with a terminal event (or the Answer it has, or a 503) and closed; the trace is flushed.
@@ -44,15 +47,8 @@ async function waitFor(done: () => boolean, limitMs: number): Promise<void> {
 export async function startHub(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<RunningHub> {
   const logger = createLogger(config.logLevel, opts.logDestination);
   const catalog = loadCatalog({ profilesPath: config.profilesPath, promptsDir: config.promptsDir });
-  const router = createRouterClient({
-    baseUrl: config.llmBaseUrl,
-    apiKey: config.llmApiKey,
-    maxConcurrency: config.routerMaxConcurrency,
-    maxQueue: config.routerMaxQueue,
-    connectTimeoutMs: config.routerConnectTimeoutMs,
-    idleTimeoutMs: config.routerIdleTimeoutMs,
-    discoveryTimeoutMs: config.routerDiscoveryTimeoutMs,
-  });
+  const backend = createModelBackend(config);
+  const router = backend.client;
   const localTokenizer = config.tokenizerJson ? loadLocalTokenizer(config.tokenizerJson, { models: config.tokenizerModels }) : null;
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'), 'trace.jsonl', config.traceFlushMs);
@@ -65,7 +61,14 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   // Every running turn listens for the end of the drain period (and removes its listener when done).
   setMaxListeners(Infinity, stopping.signal);
   const fitBounds = config.fitProof === 'byte_bound' ? createFitBounds(router) : null;
-  const app = createApp({ config, catalog, router, sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null });
+  // Loaded once; a missing or malformed source is reported here and treated as absent, never fatal.
+  const drugSafety = createDrugSafety(config.drugSafety);
+  for (const issue of drugSafety.loadIssues) logger.warn({ issue: issue.id, reason: issue.reason }, 'drug-safety source');
+  if (drugSafety.package) {
+    const p = drugSafety.package;
+    logger.info({ package: p.id, version: p.version, review_state: p.review_state, entries: p.entries, dropped: p.issues.length }, 'drug-safety package loaded');
+  }
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -86,6 +89,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     activeTurns: () => turns.active,
     startedTurns: () => turns.started,
     routerSlots: () => router.slotState(),
+    backend: backend.describe(),
     async shutdown(drainMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -133,7 +137,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.stdout.write(`med-agent-hub listening on ${hub.url} (router ${new URL(config.llmBaseUrl).origin})\n`);
+  process.stdout.write(`med-agent-hub listening on ${hub.url} (${hub.backend})\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

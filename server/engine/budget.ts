@@ -8,7 +8,7 @@ import { contextError } from '../errors';
 import type { CallOptions, ChatRequest, ChatResult } from '../llm/types';
 import { commonPrefix } from '../context/layout';
 import { addUsage } from './usage';
-import type { EngineDeps, TurnState } from './types';
+import type { EngineDeps, PromptEvaluation, TurnState } from './types';
 
 export interface BudgetMeasurement {
   stage: string;
@@ -85,12 +85,23 @@ async function recordPrefixShare(turn: TurnState, stage: string, body: ChatReque
   }
 }
 
+/** The engine's own figures of what it evaluated (only backends that know them report them). */
+function notePromptEvaluation(pe: PromptEvaluation, stage: string, result: ChatResult): void {
+  const e = result.promptEvaluation;
+  if (!e) return;
+  const prompt = result.usage.prompt_tokens;
+  pe.stages.push({ stage, prompt_tokens: prompt, evaluated_tokens: e.evaluatedTokens, new_unique_tokens: e.newUniqueTokens });
+  pe.prompt_tokens += prompt;
+  pe.evaluated_tokens += e.evaluatedTokens;
+  pe.unique_tokens = pe.unique_tokens === null || e.newUniqueTokens === null ? null : pe.unique_tokens + e.newUniqueTokens;
+}
+
 /** A guarded, accounted model call: budget guard, slot-bound router call, usage summed on the turn. */
 export async function callModel(turn: TurnState, deps: EngineDeps, stage: string, body: ChatRequest): Promise<ChatResult> {
   const measurement = await guardCall(turn, deps, stage, body);
   const isAnswer = stage === 'answer' && turn.answerPrompt === null;
   if (isAnswer) turn.answerPrompt = promptText(body);
-  const opts: CallOptions = { signal: turn.signal, slots: turn.slots };
+  const opts: CallOptions = { signal: turn.signal, slots: turn.slots, turnKey: turn };
   const result = await deps.router.chat(body, opts);
   // A call proven to fit without a count: the router's own figure is the exact one (decision 24). A
   // router that reports no usage leaves it missing, with the reason, never a guessed zero.
@@ -99,6 +110,7 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
     else measurement.input_tokens_unavailable = 'router_reported_no_prompt_tokens';
   }
   addUsage(turn.usage, result.usage);
+  notePromptEvaluation(turn.promptEvaluation, stage, result);
   deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
   turn.timing.modelMs += result.routerMs;
   turn.timing.queueMs += result.queueWaitMs;

@@ -9,7 +9,7 @@ import { citationsFromReferences, type Reference } from './references';
 import { runTurn } from './run';
 import type { EngineDeps, TurnState } from './types';
 
-const COPIED = ['confidence', 'answerValidation', 'inDepth', 'model', 'safetyStatus', 'safetyWarnings', 'drug_safety', 'context', 'temporalGate', 'agreement'] as const;
+const COPIED = ['confidence', 'answerValidation', 'inDepth', 'model', 'safetyStatus', 'safetyWarnings', 'safetyCheck', 'drug_safety', 'context', 'temporalGate', 'agreement'] as const;
 
 /** §3.6: `{answer, citations, references, blocks}` plus every envelope key present. */
 export function blockingEnvelope(done: Record<string, unknown>): Record<string, unknown> {

@@ -6,19 +6,9 @@
 import { settledStatus, settledSummary } from './answer-status';
 import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
+import { drugSafetyKeys } from './stages/drug-safety';
 import type { TurnState } from './types';
 import { VALIDATION_LABELS, dedupeIssues, type ValidationStatus } from './validation';
-
-/** Drug safety is not built yet: say so in the canonical object, never imply a clean check (§9.6). */
-export const DRUG_SAFETY_UNAVAILABLE = Object.freeze({
-  schema_version: 'drug_safety.v1',
-  status: 'unavailable',
-  warnings: [],
-  package: null,
-  coverage: { mapping_complete: false, exposure_complete: false, execution_complete: false, active_order_count: 0, mapped_active_order_count: 0 },
-  identity_confidence: null,
-  issues: [{ id: 'drug_safety_unavailable', reason: 'Drug-safety checks are not available in this hub build.' }],
-});
 
 export function productEnvelope(turn: TurnState): Record<string, unknown> {
   const draft = turn.draft ?? { answer: '', blocks: [] };
@@ -31,8 +21,8 @@ export function productEnvelope(turn: TurnState): Record<string, unknown> {
     answerValidation: turn.answerValidation,
     temporalGate: turn.temporalGate,
     context: turn.context,
-    safetyStatus: 'unavailable',
-    drug_safety: DRUG_SAFETY_UNAVAILABLE,
+    // `safetyStatus`, `safetyWarnings` (when any), and the drug_safety.v1 object twice (§9.6, decision 17).
+    ...drugSafetyKeys(turn.drugSafety),
   };
   if (turn.agreement) envelope.agreement = turn.agreement;
   if (turn.profile.stages.includes('indepth')) envelope.inDepth = turn.inDepth ?? pendingInDepth();

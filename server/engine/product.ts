@@ -5,7 +5,7 @@
  * stream with `event: error` (a blocking request gets the HTTP error). A cancelled turn just stops.
  */
 import { HubError, isAbortError } from '../errors';
-import { DRUG_SAFETY_UNAVAILABLE, productEnvelope } from './envelope';
+import { productEnvelope } from './envelope';
 import { runTurn } from './run';
 import { failureConfidence } from './findings';
 import { FALLBACK_ANSWER } from './substance';
@@ -50,9 +50,8 @@ export function preAnswerFallback(turn: TurnState, now: Date = new Date()): Reco
       completedAt: now.toISOString(),
     },
     temporalGate: { schema_version: 'temporal_gate.v1', mode: turn.temporal.mode, status: 'not_applicable', checks: [], patch_answer: null, patch_citations: [], applied: 'fallback' },
-    safetyStatus: 'unavailable',
-    drug_safety: DRUG_SAFETY_UNAVAILABLE,
   };
+  // The drug-safety keys come from productEnvelope: checks never ran for an Answer, and the result says so.
   if (turn.profile.stages.includes('indepth')) env.inDepth = { status: 'failed', answer: '', error: NOT_GENERATED, validation: null };
   return env;
 }
@@ -72,7 +71,8 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     // Before any Answer, a context error or a request the hub cannot serve (a chart over the record
     // limit) is said as what it is: an HTTP error, or `event: error`. After an Answer was shown, every
     // failure keeps that Answer with its checks settled (decisions 2 and 3): nothing is left pending.
-    const requestError = err instanceof HubError && err.status >= 400 && err.status < 500;
+    // A model the backend cannot serve at all (no such model, a failed load) is said too, with what to do.
+    const requestError = err instanceof HubError && ((err.status >= 400 && err.status < 500) || err.code === 'model_unavailable');
     if (!answered && (isContextError(err) || requestError)) {
       if (opts.adapter === 'block') throw err;
       yield { name: 'error', data: { code: err.code, source: String(err.extra.source ?? 'hub'), message: err.message } };

@@ -12,6 +12,7 @@ import { STAGES } from './stages';
 import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from './types';
 import { zeroUsage } from './usage';
 import { SharedBlock } from '../llm/shared-block';
+import { newDrugSafetyTurn } from './stages/drug-safety';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
@@ -70,11 +71,13 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     lastEmitted: null,
     answerPrompt: null,
     prefixShares: [],
+    promptEvaluation: { stages: [], prompt_tokens: 0, evaluated_tokens: 0, unique_tokens: 0 },
     startedAt: performance.now(),
     answerDoneAt: null,
     review: null,
     agreement: null,
     inDepthReview: null,
+    drugSafety: newDrugSafetyTurn(),
   };
 }
 

@@ -13,6 +13,8 @@ import type { HubMetrics } from '../metrics';
 import type { Reference } from './references';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
+import type { DrugSafety } from '../checks/drug-safety';
+import type { DrugSafetyTurn } from './stages/drug-safety';
 
 /** `context` extension of the chat request (§2.1). */
 export interface RequestContext {
@@ -83,6 +85,14 @@ export interface TraceStep {
 }
 
 /** Mutable state of one turn; stages read and write it. */
+export interface PromptEvaluation {
+  stages: Array<{ stage: string; prompt_tokens: number; evaluated_tokens: number; new_unique_tokens: number | null }>;
+  prompt_tokens: number;
+  evaluated_tokens: number;
+  /** Tokens of the turn's prompts counted once per shared prefix; null when a call's figure was unknown. */
+  unique_tokens: number | null;
+}
+
 export interface TurnState {
   requestId: string;
   profile: Profile;
@@ -133,6 +143,8 @@ export interface TurnState {
   answerPrompt: string | null;
   /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
   prefixShares: Array<{ stage: string; prompt_tokens: number; shared_prefix_tokens: number; ratio: number; method: 'router_cache' | 'exact_count' }>;
+  /** Prompt tokens the engine evaluated per model call against the turn's unique prompt tokens (decision 8); stages empty when the backend does not say. */
+  promptEvaluation: PromptEvaluation;
   /** performance.now() when the turn started, and when it handed out `answer_done` (metrics). */
   startedAt: number;
   answerDoneAt: number | null;
@@ -142,6 +154,8 @@ export interface TurnState {
   agreement: Record<string, unknown> | null;
   /** The one In-Depth review (§7.7 Target): which claims the reviewer flagged. */
   inDepthReview: InDepthReviewState | null;
+  /** Drug safety's part of the turn, written only by stages/drug-safety.ts (§9). */
+  drugSafety: DrugSafetyTurn;
 }
 
 export interface AnswerReviewState {
@@ -174,6 +188,8 @@ export interface EngineDeps {
   metrics?: HubMetrics | null;
   /** Proves a prompt fits without a pre-call count (decision 24); absent: every guarded call is counted. */
   fitBounds?: FitBounds | null;
+  /** Deterministic drug safety (loaded once at start-up); absent: every result says it is not configured. */
+  drugSafety?: DrugSafety | null;
 }
 
 /** A stage is a small object: a name and `run`, which reads/writes the turn and may yield events. */

@@ -173,6 +173,8 @@ class RequestTokenCounter implements TokenCounter {
       if (this.signal?.aborted) throw abortErrorFrom(this.signal);
       if (isAbortError(err)) throw err;
       if (err instanceof HubError && err.code === 'tokenization_unavailable' && err.extra.source === ROUTER_SOURCE) throw err;
+      // The backend cannot serve the model at all (no file, a failed load): that, not the tokenizer, is the error.
+      if (err instanceof HubError && err.code === 'model_unavailable') throw err;
       throw unavailable(ROUTER_SOURCE, `Exact token counting through the model router failed: ${messageOf(err)}`);
     }
   }

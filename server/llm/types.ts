@@ -37,6 +37,11 @@ export interface ChatResult {
   queueWaitMs: number;
   /** Wall time of the router call itself (after the slot was granted), ms. */
   routerMs: number;
+  /**
+   * What the engine evaluated of the prompt, when the backend knows (the embedded engine): the tokens it
+   * evaluated now, and the tokens no earlier prompt of the same turn (`CallOptions.turnKey`) began with.
+   */
+  promptEvaluation?: { evaluatedTokens: number; newUniqueTokens: number | null };
 }
 
 /** One piece of a streamed completion as the hub sees it. */
@@ -51,6 +56,8 @@ export interface ModelInventory {
   ids: string[];
   /** Sanitised router entries by id. */
   entries: Record<string, Record<string, unknown>>;
+  /** What an operator should know about the backend as a whole (no model file, a malformed manifest). */
+  notes?: string[];
 }
 
 /** Per-request slot evidence (§10.1): proves a cancelled request freed only its own slot. */
@@ -64,6 +71,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-request slot bookkeeping; the router client updates it. */
   slots?: SlotEvidence;
+  /** Identity of the turn the call belongs to, so a backend can relate the prompts of one answer. */
+  turnKey?: object;
 }
 
 export interface RouterClient {

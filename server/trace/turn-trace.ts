@@ -48,6 +48,7 @@ export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRev
     usage: turn.usage,
     exact_request_budgets: turn.tokens ? { measurements: turn.budgets, token_counter: turn.tokens.stats() } : null,
     prefix_share: turn.prefixShares,
+    prompt_evaluation: turn.promptEvaluation.stages.length > 0 ? turn.promptEvaluation : null,
     router_slot_evidence: turn.slots,
     steps: turn.steps,
   };

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, SETTINGS } from '../../server/config';
 
@@ -8,7 +9,10 @@ describe('loadConfig', () => {
   test('defaults', () => {
     const c = loadConfig({}, ROOT);
     expect(c.port).toBe(8080);
-    expect(c.llmBaseUrl).toBe('http://localhost:8077');
+    // No router URL: the embedded engine over ./models (decision 25).
+    expect(c.llmBackend).toBe('embedded');
+    expect(c.llmBaseUrl).toBe('');
+    expect(c.embedded).toEqual({ modelsDir: path.join(ROOT, 'models'), threads: Math.max(1, os.availableParallelism() - 1), maxLoadedModels: 1, prefixReuse: true });
     expect(c.sseHeartbeatSeconds).toBe(0.5);
     expect(c.routerMaxConcurrency).toBe(1);
     expect(c.apiKeyHashes).toEqual([]);
@@ -16,7 +20,24 @@ describe('loadConfig', () => {
     expect(c.querystore).toBeNull();
   });
 
+  test.each<[Record<string, string>, 'router' | 'embedded', string]>([
+    [{}, 'embedded', ''],
+    [{ LLM_BASE_URL: 'http://router:8077/' }, 'router', 'http://router:8077'],
+    [{ LLM_BACKEND: 'router' }, 'router', 'http://localhost:8077'],
+    [{ LLM_BACKEND: 'ROUTER', LLM_BASE_URL: 'http://r:1' }, 'router', 'http://r:1'],
+    [{ LLM_BACKEND: 'embedded', LLM_BASE_URL: 'http://r:1' }, 'embedded', ''],
+    [{ LLM_BACKEND: 'auto', LLM_BASE_URL: '  ' }, 'embedded', ''],
+  ])('backend of %j is %s at %j', (env, backend, url) => {
+    const c = loadConfig(env, ROOT);
+    expect(c.llmBackend).toBe(backend);
+    expect(c.llmBaseUrl).toBe(url);
+  });
+
   test.each<[Record<string, string>, string]>([
+    [{ LLM_BACKEND: 'ollama' }, 'LLM_BACKEND'],
+    [{ EMBEDDED_THREADS: '0' }, 'EMBEDDED_THREADS'],
+    [{ EMBEDDED_MAX_LOADED_MODELS: '1.5' }, 'EMBEDDED_MAX_LOADED_MODELS'],
+    [{ EMBEDDED_PREFIX_REUSE: 'maybe' }, 'EMBEDDED_PREFIX_REUSE'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '80.5' }, 'PORT'],
     [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],

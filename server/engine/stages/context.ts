@@ -4,6 +4,7 @@ import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
 import type { Stage } from '../types';
 import { yieldIfLarge } from '../../event-loop';
+import { addDrugEvidence, explainBudgetFailure } from './drug-safety';
 
 export const contextStage: Stage = {
   name: 'context',
@@ -11,7 +12,7 @@ export const contextStage: Stage = {
     const started = performance.now();
     const { request } = turn;
     const chart = extractChart(request.messages);
-    const ledger = await deps.sources.buildLedger({
+    const sourced = await deps.sources.buildLedger({
       messages: request.messages,
       patient: typeof request.patient === 'string' && request.patient !== '' ? request.patient : null,
       context: request.context ?? null,
@@ -23,8 +24,7 @@ export const contextStage: Stage = {
       report: (r) => turn.steps.push({ role: 'context_source', ...r }),
     });
     const fetched = performance.now();
-    await yieldIfLarge(ledger.records.length);
-    turn.ledger = ledger;
+    await yieldIfLarge(sourced.records.length);
     turn.question = chart.question;
     const chartIdx = new Set(chart.chartMessageIndices);
     // The question and the chart are placed by the layout; prior prose turns are history.
@@ -32,13 +32,23 @@ export const contextStage: Stage = {
       (m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant'),
     );
     // Facts come from the complete chart before any selection (§6.1) and open the context message.
-    await prepareTemporal(turn, deps, ledger);
-    await yieldIfLarge(ledger.records.length);
-    if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
-    else wholeChartContext(turn, ledger);
+    await prepareTemporal(turn, deps, sourced);
+    await yieldIfLarge(sourced.records.length);
+    // Drug references join after the patient records (§5.6): the complete ledger every stage and reference reads.
+    const drugStarted = performance.now();
+    const ledger = addDrugEvidence(turn, deps, sourced);
+    const drugMs = performance.now() - drugStarted;
+    turn.ledger = ledger;
+    try {
+      if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
+      else wholeChartContext(turn, ledger);
+    } catch (err) {
+      throw explainBudgetFailure(err, ledger);
+    }
     turn.steps.push({
       role: 'context_preparation_timing',
       source_fetch_ms: fetched - started,
+      drug_safety_ms: drugMs,
       total_ms: performance.now() - started,
       sources: ledger.sources,
       ledger_records: ledger.records.length,

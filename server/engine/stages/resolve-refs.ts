@@ -7,6 +7,7 @@ import { escalateAnswer } from '../confidence';
 import { productEnvelope, productValidation } from '../envelope';
 import { answerUsages, resolutionIssues, resolveReferences } from '../references';
 import type { EngineEvent, Stage, TurnState } from '../types';
+import { checkDrugSafety } from './drug-safety';
 
 /** Resolves the current Answer's references and raises `citation_resolution` for unknown indices. */
 export function resolveAnswerReferences(turn: TurnState, grounding: 'checking' | 'unchecked'): void {
@@ -35,7 +36,9 @@ export function modelChecksPending(turn: TurnState): boolean {
 
 export const resolveRefsStage: Stage = {
   name: 'resolve_refs',
-  async *run(turn) {
+  async *run(turn, deps) {
+    // Drug safety checks the Answer before the client first sees it: answer_done and done agree.
+    checkDrugSafety(turn, deps);
     // `checking` only while a model check is still to come; a plan with deterministic checks only
     // is final here, so answer_done says so (no client mistakes a settled Answer for a pending one).
     const pending = modelChecksPending(turn);

@@ -2,13 +2,18 @@
 import os from 'node:os';
 import type { Router } from 'express';
 import { HubError } from '../../errors';
-import { reduceUrl } from '../../sanitize';
+import type { BackendStatus } from '../../llm/backend-status';
 import { sendError } from '../errors';
 
 /** Reading the resident set size costs about a millisecond here: /health reuses a reading this young. */
 const MEMORY_READING_MS = 1000;
 
-export function mountMeta(router: Router, deps: { startedAt: number; llmBaseUrl: string; openapi: () => unknown }): void {
+/** /health's short form: the type and readiness, and what to do when nothing can be served. */
+function healthBackend(b: BackendStatus): Record<string, unknown> {
+  return { type: b.type, ready: b.ready, ...(b.notes ? { notes: b.notes } : {}) };
+}
+
+export function mountMeta(router: Router, deps: { startedAt: number; backendStatus: () => BackendStatus; openapi: () => unknown }): void {
   const uptime = () => Math.round((performance.now() - deps.startedAt) / 10) / 100;
   let reading: { at: number; memory: Record<string, number> } | null = null;
   const memory = (): Record<string, number> => {
@@ -26,10 +31,13 @@ export function mountMeta(router: Router, deps: { startedAt: number; llmBaseUrl:
   };
   // Probed every few seconds by clients and load balancers (Catalyst gives it 5 s): kept cheap.
   router.get('/health', (_req, res) => {
-    res.json({ status: 'healthy', uptime_seconds: uptime(), memory: memory(), timestamp: Date.now() / 1000 });
+    // The hub is healthy whatever its models: a missing model is said here, not answered with a 5xx.
+    const backend = deps.backendStatus();
+    res.json({ status: 'healthy', uptime_seconds: uptime(), memory: memory(), timestamp: Date.now() / 1000, model_backend: healthBackend(backend) });
   });
   router.get('/', (_req, res) => {
-    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: reduceUrl(deps.llmBaseUrl) });
+    const backend = deps.backendStatus();
+    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: backend.type === 'router' ? backend.url : 'embedded', backend });
   });
   router.get('/openapi.json', (_req, res) => {
     res.json(deps.openapi());

@@ -10,10 +10,16 @@ interface Availability {
   reasons: string[];
 }
 
+/** A model the backend knows but cannot load (a corrupt or missing GGUF file). */
+function failed(inv: ModelInventory, model: string): boolean {
+  const status = Object.hasOwn(inv.entries, model) ? inv.entries[model].status : undefined;
+  return typeof status === 'object' && status !== null && (status as { failed?: unknown }).failed === true;
+}
+
 function availability(profile: Profile, inv: ModelInventory): Availability {
   if (!inv.reachable) return { available: false, reasons: ['model_backend_unreachable'] };
   const advertised = new Set(inv.ids);
-  const reasons = requiredModels(profile).filter((m) => !advertised.has(m)).map((m) => `model_not_loaded:${m}`);
+  const reasons = requiredModels(profile).filter((m) => !advertised.has(m)).map((m) => (failed(inv, m) ? `model_failed:${m}` : `model_not_loaded:${m}`));
   return { available: reasons.length === 0, reasons };
 }
 
@@ -27,7 +33,7 @@ export function effectiveDefault(profiles: readonly Profile[], avail: ReadonlyMa
 }
 
 export function backendInventory(inv: ModelInventory) {
-  return { contract_version: INVENTORY_CONTRACT, catalog_reachable: inv.reachable, advertised_model_ids: [...inv.ids] };
+  return { contract_version: INVENTORY_CONTRACT, catalog_reachable: inv.reachable, advertised_model_ids: [...inv.ids], ...(inv.notes?.length ? { notes: [...inv.notes] } : {}) };
 }
 
 export function modelsDocument(profiles: readonly Profile[], inv: ModelInventory, now = Math.floor(Date.now() / 1000)) {
