@@ -20,6 +20,9 @@ async function probe(modelsDir: string, scenario: string): Promise<unknown> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
 
+/** A backstop only (every wait below is bounded by counts and states): real inference on a busy 2-core machine. */
+jest.setTimeout(180_000);
+
 const unavailable = embeddedEngineUnavailable();
 if (unavailable) console.warn(`embedded-engine tests skipped: ${unavailable}`);
 const suite = unavailable ? describe.skip : describe;

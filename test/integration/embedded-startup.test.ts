@@ -18,6 +18,9 @@ async function json(url: string): Promise<any> {
   return (await fetch(url)).json();
 }
 
+/** A backstop only: hubs start in their own processes and load a real engine. */
+jest.setTimeout(120_000);
+
 afterAll(() => removeHubJs());
 
 describe('embedded engine with no model in MODELS_DIR', () => {
