@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import { createEmbeddedEngine } from '../server/llm/embedded';
 import type { ChatRequest } from '../server/llm/types';
-import { scriptChecked } from '../test/support/checkers';
+import { isCall, MARK, scriptChecked } from '../test/support/checkers';
+import type { RecordedRequest } from '../test/support/fake-router';
 import { modelsDir, TINY_MODEL } from '../test/support/embedded-hub';
 import { FakeRouter } from '../test/support/fake-router';
 import { postJson, startTestHub } from '../test/support/hub';
@@ -21,10 +22,16 @@ const RECORDS = Number(process.env.BENCH_PREFIX_RECORDS ?? 12);
 const MAX_TOKENS = 16;
 const TARGET_RATIO = 1.15;
 
-interface StageRow { stage: number; prompt_tokens: number; evaluated_tokens: number; new_unique_tokens: number }
+interface StageRow { stage: string; prompt_tokens: number; evaluated_tokens: number; new_unique_tokens: number }
 
-/** The chat bodies the hub sends for one clean checked turn, in order. */
-async function captureCheckedTurn(): Promise<ChatRequest[]> {
+/** Which stage a captured call is (the prompts' own marks, as the test checkers read them). */
+function stageOf(req: RecordedRequest): string {
+  const marks = ['grounding', 'inDepthReview', 'answerReview', 'inDepth'] as const;
+  return marks.find((m) => isCall(req, m as keyof typeof MARK)) ?? 'answer';
+}
+
+/** The chat bodies the hub sends for one clean checked turn, in order, with their stage. */
+async function captureCheckedTurn(): Promise<Array<{ stage: string; body: ChatRequest }>> {
   const router = new FakeRouter({ models: [MODEL] });
   await router.start();
   const hub = await startTestHub({ LLM_BASE_URL: router.baseUrl });
@@ -34,21 +41,21 @@ async function captureCheckedTurn(): Promise<ChatRequest[]> {
     const res = await postJson(`${hub.url}/v1/chat/completions`, productRequest('single-12b-checked', RECORDS));
     if (res.status !== 200) throw new Error(`checked turn: HTTP ${res.status}`);
     await res.text();
-    return router.chatRequests().map((r) => r.body as ChatRequest);
+    return router.chatRequests().map((r) => ({ stage: stageOf(r), body: r.body as ChatRequest }));
   } finally {
     await hub.close();
     await router.stop();
   }
 }
 
-async function replay(bodies: ChatRequest[], reuse: boolean, dir: string): Promise<StageRow[]> {
+async function replay(calls: Array<{ stage: string; body: ChatRequest }>, reuse: boolean, dir: string): Promise<StageRow[]> {
   const engine = createEmbeddedEngine({ modelsDir: dir, threads: 1, maxLoadedModels: 1, maxConcurrency: 1, maxQueue: 8, prefixReuse: reuse });
   const turnKey = {};
   const rows: StageRow[] = [];
   try {
-    for (const [i, body] of bodies.entries()) {
+    for (const { stage, body } of calls) {
       const r = await engine.client.chat({ ...body, max_tokens: MAX_TOKENS }, { turnKey });
-      rows.push({ stage: i + 1, prompt_tokens: r.usage.prompt_tokens, evaluated_tokens: r.promptEvaluation!.evaluatedTokens, new_unique_tokens: r.promptEvaluation!.newUniqueTokens! });
+      rows.push({ stage, prompt_tokens: r.usage.prompt_tokens, evaluated_tokens: r.promptEvaluation!.evaluatedTokens, new_unique_tokens: r.promptEvaluation!.newUniqueTokens! });
     }
   } finally {
     await engine.client.close();
@@ -56,7 +63,7 @@ async function replay(bodies: ChatRequest[], reuse: boolean, dir: string): Promi
   return rows;
 }
 
-const sum = (rows: StageRow[], k: keyof StageRow) => rows.reduce((n, r) => n + r[k], 0);
+const sum = (rows: StageRow[], k: 'prompt_tokens' | 'evaluated_tokens' | 'new_unique_tokens') => rows.reduce((n, r) => n + r[k], 0);
 
 export async function runEmbeddedPrefixBench() {
   const bodies = await captureCheckedTurn();
@@ -85,7 +92,7 @@ export async function runEmbeddedPrefixBench() {
 }
 
 export function formatEmbeddedPrefix(r: Awaited<ReturnType<typeof runEmbeddedPrefixBench>>): string {
-  const table = r.stages.map((s) => `  call ${s.stage}: prompt ${s.prompt_tokens}, evaluated ${s.evaluated_tokens} (without reuse ${s.evaluated_without_reuse}), new to the turn ${s.new_unique_tokens}`).join('\n');
+  const table = r.stages.map((s) => `  ${s.stage}: prompt ${s.prompt_tokens}, evaluated ${s.evaluated_tokens} (without reuse ${s.evaluated_without_reuse}), new to the turn ${s.new_unique_tokens}`).join('\n');
   return `embedded prefix reuse (single-12b-checked, ${r.records} records, ${r.calls} calls): evaluated ${r.evaluated_with_reuse} / unique ${r.unique_prompt_tokens} = ${r.ratio_with_reuse.toFixed(3)}× (target ≤ ${r.target_ratio}); without reuse ${r.evaluated_without_reuse} = ${r.ratio_without_reuse.toFixed(3)}×\n${table}`;
 }
 

@@ -9,12 +9,14 @@ import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
 import { formatQuerystore, runQuerystoreBench } from './querystore';
 import { formatStreamLatency, runStreamLatencyBench } from './stream-latency';
+import { formatRawGenerateStream, runRawGenerateStreamBench } from './raw-generate-stream';
 
 async function main(): Promise<void> {
   process.stdout.write(`${formatLegOverhead(await runLegOverheadBench())}\n`);
   for (const row of await runContextSelectionBench()) process.stdout.write(`${formatContextSelection(row)}\n`);
   // Ops benchmarks: hub (and router) in child processes, so CPU and RSS are the hub's alone.
   process.stdout.write(`${formatStreamLatency(await runStreamLatencyBench())}\n`);
+  process.stdout.write(`${formatRawGenerateStream(await runRawGenerateStreamBench())}\n`);
   process.stdout.write(`${formatConcurrentStreams(await runConcurrentStreamsBench())}\n`);
   process.stdout.write(`${formatMemory(await runMemoryBench())}\n`);
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);

@@ -23,6 +23,7 @@ import { chatCompletionsHandler } from './http/routes/chat-completions';
 import { mountMeta } from './http/routes/meta';
 import { mountAdmin } from './http/routes/admin';
 import { modelsHandler } from './http/routes/models';
+import { catalystRouter } from './catalyst';
 
 export interface AppDeps {
   config: Config;
@@ -44,6 +45,8 @@ export interface AppDeps {
   purgeQuerystoreCache?: (() => number) | null;
   /** Deterministic drug safety, loaded at start-up (absent: results say it is not configured). */
   drugSafety?: DrugSafety | null;
+  /** The knowledge layer's routes (behind their own lsk_ auth, not HUB_API_KEYS); absent when not enabled. */
+  knowledge?: { router: express.Router } | null;
 }
 
 function cors(_req: Request, res: Response, next: NextFunction): void {
@@ -84,7 +87,10 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null), apiKeyAuth(deps.config.apiKeyHashes));
+  app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null));
+  // Mounted before the hub's key check: knowledge clients authenticate with their own lsk_ keys.
+  if (deps.knowledge) app.use(deps.knowledge.router);
+  app.use(apiKeyAuth(deps.config.apiKeyHashes));
   app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
   const startedAt = performance.now();
   // Built on the first request for it: most hubs never serve the document, and start-up stays lean.
@@ -100,6 +106,7 @@ export function createApp(deps: AppDeps): express.Express {
   }
   mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
+  router.use(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }));
   router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { trimEndChars } from './text-scan';
 import type { DrugSafetySettings } from './checks/drug-safety';
+import { KNOWLEDGE_SETTING_DOCS, knowledgeSettings, type KnowledgeConfig } from './knowledge/settings';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
 
@@ -32,6 +33,8 @@ export interface Config {
   /** Longest silence between two body chunks of a router response; 0 disables (decision 6). */
   routerIdleTimeoutMs: number;
   routerDiscoveryTimeoutMs: number;
+  /** Ceiling of a Catalyst role call's optional X-Request-Timeout-Seconds deadline (no header: no deadline). */
+  catalystMaxRequestTimeoutSeconds: number;
   maxBodyBytes: number;
   maxChartRecords: number;
   apiKeyHashes: string[];
@@ -55,6 +58,8 @@ export interface Config {
   querystore: QuerystoreConfig | null;
   /** Deterministic drug safety (hub-contract §9.1): sources and check settings. */
   drugSafety: DrugSafetySettings;
+  /** The knowledge layer (knowledge-layer.md §6): routes, keys, content, store, embedder. */
+  knowledge: KnowledgeConfig;
 }
 
 export interface EmbeddedConfig {
@@ -108,7 +113,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'ROUTER_MAX_QUEUE', default: '64', description: 'Calls that may wait for a slot; beyond it requests get 503 router_busy.' },
   { name: 'ROUTER_CONNECT_TIMEOUT_SECONDS', default: '10', description: 'Timeout for opening a connection to the router.' },
   { name: 'ROUTER_IDLE_TIMEOUT_SECONDS', default: '600', description: 'Longest wait for the router\'s headers or next body chunk; 0 = no limit. There is never a whole-request deadline.' },
-  { name: 'ROUTER_DISCOVERY_TIMEOUT_SECONDS', default: '3', description: 'Timeout of the router model inventory call behind GET /v1/models.' },
+  { name: 'ROUTER_DISCOVERY_TIMEOUT_SECONDS', default: '3', description: 'Timeout of the router model inventory call behind GET /v1/models and GET /v1/hub/query-profiles (which answer within it even when the router hangs).' },
+  { name: 'CATALYST_MAX_REQUEST_TIMEOUT_SECONDS', default: '3600', description: 'Largest deadline a Catalyst role or warm call may ask for with X-Request-Timeout-Seconds (a larger value is clamped); without the header a call has no deadline.' },
   { name: 'HUB_MAX_BODY_BYTES', default: '8388608', description: 'Largest accepted request body; larger bodies get 413.' },
   { name: 'HUB_MAX_CHART_RECORDS', default: '20000', description: 'Largest number of numbered records accepted in one inline chart.' },
   { name: 'HUB_API_KEYS', default: '(unset: auth off)', description: 'Comma-separated SHA-256 hex digests of accepted API keys.' },
@@ -139,6 +145,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'DRUG_SAFETY_WEIGHT_CONCEPT_UUID', default: '5089AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', description: 'Concept of the weight obs used for per-dose mg/kg checks; none disables only that check.' },
   { name: 'DRUG_SAFETY_WEIGHT_MAX_AGE_DAYS', default: '90', description: 'A weight older than this many days (before the reference date) is not used; a non-integer or value <= 0 means 90.' },
   { name: 'DRUG_SAFETY_MIN_INTERACTION_SEVERITY', default: 'minor', description: 'Interaction rules rated below this (minor, moderate, major) are not shown; rules rated Unknown never are, unrated curated rules always are; an unknown value means minor.' },
+  ...KNOWLEDGE_SETTING_DOCS,
 ];
 
 type Env = Record<string, string | undefined>;
@@ -305,6 +312,8 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     routerConnectTimeoutMs: num(env, 'ROUTER_CONNECT_TIMEOUT_SECONDS', 10, { min: 0.001 }) * 1000,
     routerIdleTimeoutMs: num(env, 'ROUTER_IDLE_TIMEOUT_SECONDS', 600, { min: 0 }) * 1000,
     routerDiscoveryTimeoutMs: num(env, 'ROUTER_DISCOVERY_TIMEOUT_SECONDS', 3, { min: 0.001 }) * 1000,
+    // Bounded so a deadline always fits a timer (setTimeout holds at most ~24.8 days).
+    catalystMaxRequestTimeoutSeconds: Math.min(num(env, 'CATALYST_MAX_REQUEST_TIMEOUT_SECONDS', 3600, { min: 0.001 }), 2_000_000),
     maxBodyBytes: num(env, 'HUB_MAX_BODY_BYTES', 8 * 1024 * 1024, { min: 1024, integer: true }),
     maxChartRecords: num(env, 'HUB_MAX_CHART_RECORDS', 20000, { min: 1, integer: true }),
     apiKeyHashes: apiKeyHashes(env),
@@ -324,5 +333,8 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),
     querystore: querystore(env),
     drugSafety: drugSafety(env, root),
+    knowledge: knowledgeSettings(env, root, (variable, message) => {
+      throw new ConfigError(variable, message);
+    }),
   };
 }

@@ -15,6 +15,7 @@ import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
+import { createKnowledgeService, type KnowledgeService } from './knowledge';
 
 export interface RunningHub {
   server: Server;
@@ -68,7 +69,17 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     const p = drugSafety.package;
     logger.info({ package: p.id, version: p.version, review_state: p.review_state, entries: p.entries, dropped: p.issues.length }, 'drug-safety package loaded');
   }
-  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety });
+  // The knowledge layer opens its store and loads its content here; a failure stops start-up with its reason.
+  let knowledge: KnowledgeService | null = null;
+  try {
+    knowledge = config.knowledge.enabled ? await createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
+  } catch (err) {
+    await router.close();
+    await querystore?.close();
+    await trace.close();
+    throw err;
+  }
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -103,6 +114,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await closed;
       await router.close();
       await querystore?.close();
+      await knowledge?.close();
       await trace.close();
       return { settled };
     },
@@ -111,6 +123,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
       await querystore?.close();
+      await knowledge?.close();
       await trace.close();
     },
   };

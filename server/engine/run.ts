@@ -25,7 +25,7 @@ export function unrunnableStages(profile: Profile): string[] {
 export function assertRunnable(profile: Profile): void {
   if (profile.topology === 'caller') {
     // Caller-orchestrated (Catalyst) profiles have no hub-run plan: chat completions is not their route.
-    throw new HubError('invalid_request_error', 400, `Profile '${profile.id}' is a caller-orchestrated query profile; it is not answered through chat completions (its role routes are not available in this hub build).`, {
+    throw new HubError('invalid_request_error', 400, `Profile '${profile.id}' is a caller-orchestrated query profile; it is not answered through chat completions; call its roles at POST /v1/hub/query-profiles/${profile.id}/roles/{role}/generate.`, {
       param: 'model',
       extra: { model: profile.id },
     });

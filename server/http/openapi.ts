@@ -1,5 +1,8 @@
 /** The OpenAPI 3.1 document, built from the same schemas ajv validates with (decision 14). */
 import { WIRE_SCHEMAS } from './schemas';
+import { CATALYST_WIRE_SCHEMAS, catalystOpenApiPaths } from '../catalyst';
+import { KNOWLEDGE_SCHEMAS } from '../knowledge/http/schemas';
+import { knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from '../knowledge/http/openapi';
 
 function stripIds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(stripIds);
@@ -13,7 +16,7 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 
 export function buildOpenApi(version: string, levelsSchema: unknown) {
   const schemas: Record<string, unknown> = { LevelsYaml: stripIds(levelsSchema) };
-  for (const [name, s] of Object.entries(WIRE_SCHEMAS)) schemas[name] = stripIds(s);
+  for (const [name, s] of Object.entries({ ...WIRE_SCHEMAS, ...CATALYST_WIRE_SCHEMAS, ...KNOWLEDGE_SCHEMAS })) schemas[name] = stripIds(s);
   return {
     openapi: '3.1.0',
     info: { title: 'Med Agent Hub', version, description: 'OpenAI-compatible clinical answer gateway in front of a llama.cpp router.' },
@@ -35,6 +38,7 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
           },
         },
       },
+      ...catalystOpenApiPaths(),
       '/v1/models': { get: { summary: 'Profiles with live availability and the backend inventory.', responses: { '200': { description: 'Profile list' } } } },
       '/health': { get: { summary: 'Liveness (always 200).', responses: { '200': { description: 'healthy' } } } },
       '/': { get: { summary: 'Service banner.', responses: { '200': { description: 'running' } } } },
@@ -45,7 +49,8 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
           responses: { '200': { description: '{"purged_entries": <n>}' }, '404': errorResponse('QueryStore is not configured') },
         },
       },
+      ...knowledgeOpenApiPaths(),
     },
-    components: { schemas },
+    components: { schemas, securitySchemes: LSK_SECURITY_SCHEME },
   };
 }

@@ -126,6 +126,25 @@ class LlamaRouterClient implements RouterClient {
     }
   }
 
+  async *chatChunks(req: ChatRequest, opts: CallOptions & { includeUsage?: boolean } = {}): AsyncGenerator<string> {
+    const slot = await this.takeSlot(opts);
+    const local = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, local.signal]) : local.signal;
+    let body: ResponseBody | undefined;
+    try {
+      // The caller's include_usage, not the hub's: the chunks go out exactly as the router writes them.
+      const payload = { ...chatBody(req, true), stream_options: { include_usage: opts.includeUsage === true } };
+      body = await this.openChat(payload, signal, req.model, opts.signal);
+      for await (const data of this.sseData(body, opts.signal)) yield data;
+    } finally {
+      if (!body?.readableEnded) {
+        local.abort();
+        body?.destroy();
+      }
+      slot.release();
+    }
+  }
+
   async listModels(opts: { signal?: AbortSignal } = {}): Promise<ModelInventory> {
     const timeout = AbortSignal.timeout(this.discoveryTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;

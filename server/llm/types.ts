@@ -79,6 +79,11 @@ export interface RouterClient {
   chat(req: ChatRequest, opts?: CallOptions): Promise<ChatResult>;
   /** Streams a completion; breaking out of the iterator aborts the router request and frees the slot. */
   chatStream(req: ChatRequest, opts?: CallOptions): AsyncIterable<StreamPiece>;
+  /**
+   * The router's own SSE `data:` payloads (JSON chunks, then `[DONE]`) as they arrive, for raw passthrough;
+   * `include_usage` is the caller's. Optional: a backend without it is re-framed from `chatStream`.
+   */
+  chatChunks?(req: ChatRequest, opts?: CallOptions & { includeUsage?: boolean }): AsyncIterable<string>;
   listModels(opts?: { signal?: AbortSignal }): Promise<ModelInventory>;
   /** `POST /tokenize`; returns token count (or pieces when asked). */
   tokenize(body: { model: string; content: string; add_special?: boolean; parse_special?: boolean; with_pieces?: boolean }, opts?: CallOptions): Promise<TokenizeResult>;

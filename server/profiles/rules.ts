@@ -221,6 +221,8 @@ function checkQueryRole(p: Profile, role: Role, fail: Fail): void {
     // Catalyst compares evidence numerically: 0, never false or a missing value.
     if (typeof v !== 'number' || v !== 0) fail(`knobs.${role}.${key} must be the number 0 (found ${JSON.stringify(v ?? null)})`);
   }
+  // The output allowance is part of the role's evidence (maxTokens) and of its exact fit check.
+  if (knobs?.max_tokens === undefined) fail(`knobs.${role}.max_tokens is required (the role's output allowance)`);
 }
 
 function checkCollaborative(p: Profile, fail: Fail): void {

@@ -72,17 +72,40 @@ describe('cancellation', () => {
     // Every turn left a trace line; cancelled ones say where they stopped and hold no slot.
     // Every turn that started (a request aborted before its body arrived never becomes one) left a trace line.
     const started = hub.startedTurns();
-    expect(started).toBeGreaterThan(100);
+    // The 20 runs never aborted all became turns; how many aborted ones did depends on timing.
+    expect(started).toBeGreaterThanOrEqual(20);
     await until(() => hub.trace.stats().written >= started);
     const lines = (await traceLines(hub)).filter((l) => /^weight\? \d+$/.test(l.question));
     expect(lines).toHaveLength(started);
     const cancelled = lines.filter((l) => l.outcome.status === 'cancelled');
     expect(cancelled.length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.outcome.status === 'completed').length).toBeGreaterThan(0);
-    expect(new Set(cancelled.map((l) => l.outcome.stopped_at)).size).toBeGreaterThan(1); // aborted in more than one stage
+    // Which stages the random aborts land in depends on timing: the two tests below pin an abort during
+    // the Answer and one during In-Depth by state.
     for (const l of lines) expect(l.router_slot_evidence.active).toBe(0);
     for (const l of lines) expect(l.router_slot_evidence.acquisitions).toBe(l.router_slot_evidence.releases);
   }, 60_000);
+
+  test('a client that leaves while the Answer is with the router frees the slot; the trace says it stopped at the Answer', async () => {
+    router.reset();
+    router.script({ fault: 'hang', times: 1 });
+    const ac = new AbortController();
+    const call = postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages: [{ role: 'user', content: CHART }, { role: 'user', content: 'leave during the answer' }] }, { signal: ac.signal })
+      .then((res) => res.text()).catch((err: Error) => err.name);
+    await until(() => router.openChats === 1);
+    ac.abort();
+    expect(await call).toBe('AbortError');
+    await router.waitIdle(3000);
+    await until(() => hub.activeTurns() === 0 && hub.routerSlots().inFlight === 0);
+    let line: Record<string, any> | undefined;
+    // The trace line is written once the cancelled turn unwinds: polled a bounded number of times.
+    for (let i = 0; i < 200 && !line; i++) {
+      line = (await traceLines(hub)).find((l) => l.question === 'leave during the answer');
+      if (!line) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(line?.outcome).toEqual({ status: 'cancelled', stopped_at: 'answer' });
+    expect(line?.router_slot_evidence).toMatchObject({ acquisitions: 1, releases: 1, active: 0 });
+  });
 
   test('a client that leaves during In-Depth frees the slot; the next request is served', async () => {
     router.reset();

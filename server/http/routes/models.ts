@@ -5,7 +5,7 @@ import { requiredModels, type Profile } from '../../profiles/types';
 
 export const INVENTORY_CONTRACT = 'med-agent-hub.backend-model-inventory.v1';
 
-interface Availability {
+export interface Availability {
   available: boolean;
   reasons: string[];
 }
@@ -16,7 +16,8 @@ function failed(inv: ModelInventory, model: string): boolean {
   return typeof status === 'object' && status !== null && (status as { failed?: unknown }).failed === true;
 }
 
-function availability(profile: Profile, inv: ModelInventory): Availability {
+/** Shared with the Catalyst discovery document, so both report availability the same way. */
+export function availability(profile: Profile, inv: ModelInventory): Availability {
   if (!inv.reachable) return { available: false, reasons: ['model_backend_unreachable'] };
   const advertised = new Set(inv.ids);
   const reasons = requiredModels(profile).filter((m) => !advertised.has(m)).map((m) => (failed(inv, m) ? `model_failed:${m}` : `model_not_loaded:${m}`));

@@ -84,7 +84,7 @@ const CASES: Array<[string, unknown, string]> = [
   ['11 temperature not 0', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: 0.2, dry: 0 } } }) }), "profile 'q': knobs.query_generate.temperature must be the number 0 (found 0.2)"],
   ['11 temperature as bool', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: false, dry: 0 } } }) }), "profile 'q': knobs.query_generate.temperature must be number"],
   ['11 temperature null', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: null, dry: 0 } } }) }), 'knobs.query_generate.temperature must be the number 0 (found null)'],
-  ['11 dry missing on reviewer', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: 0, dry: 0 }, query_review: { temperature: 0 } } }) }), 'knobs.query_review.dry must be the number 0 (found null)'],
+  ['11 dry missing on reviewer', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: 0, dry: 0, max_tokens: 8 }, query_review: { temperature: 0 } } }) }), 'knobs.query_review.dry must be the number 0 (found null)'],
   ['11 generation_attempts above 3', doc({ d: evalSpec(), q: withPolicies(catalystSpec(), { generation_attempts: 4 }) }), "profile 'q': policies.generation_attempts must be <= 3"],
   ['11 generation_attempts below 1', doc({ d: evalSpec(), q: withPolicies(catalystSpec(), { generation_attempts: 0 }) }), 'policies.generation_attempts must be >= 1'],
   ['11 collaborative review with one model class', doc({ d: evalSpec(), q: withPolicies(catalystSpec(), { model_classes: { query_generate: 'qwen2.5', query_review: 'qwen2.5' } }) }), "requires distinct model_classes for query_generate and query_review (both 'qwen2.5')"],
@@ -97,6 +97,7 @@ const CASES: Array<[string, unknown, string]> = [
   ['11 catalyst as default', doc({ q: catalystSpec({ default: true }) }), 'a catalyst_query profile cannot be the default profile'],
   ['11 catalyst with a clinical role', doc({ d: evalSpec(), q: catalystSpec({ models: { query_generate: 'g', answer: 'a' } }) }), "may only use roles query_generate, query_review (found 'answer' in models)"],
   ['11 catalyst without writer', doc({ d: evalSpec(), q: catalystSpec({ models: { query_review: 'r' } }) }), 'a catalyst_query profile requires models.query_generate'],
+  ['11 catalyst role without max_tokens', doc({ d: evalSpec(), q: catalystSpec({ knobs: { query_generate: { temperature: 0, dry: 0 }, query_review: { temperature: 0, dry: 0, max_tokens: 2 } } }) }), "profile 'q': knobs.query_generate.max_tokens is required"],
   ['11 catalyst role without prompt', doc({ d: evalSpec(), q: catalystSpec({ prompts: { query_generate: 'q-gen' } }) }), "role 'query_review' requires prompts.query_review"],
   // Rule 12 and the Target review keys.
   ['12 review action apply', one(withPolicies(checkedSpec(), { review: { action: 'apply' } })), "profile 'x': policies.review.action 'apply' is refused: only 'label' is supported"],
@@ -154,7 +155,7 @@ describe('the minimal valid specs compile', () => {
     ['review output without a re-gate', one(withPolicies(evalSpec({ stages: ['context', 'review'], models: { review: 'r' } }), { output: 'review', review: { action: 'label', grounding: 'off' } }))],
     ['team', one(evalSpec({ topology: 'team', stages: ['context', 'gather', 'answer', 'gate'], models: { answer: 'm', orchestrator: 'o', expert: 'e' } }))],
     ['catalyst', doc({ d: evalSpec(), q: catalystSpec() })],
-    ['writer-only catalyst', doc({ d: evalSpec(), q: withPolicies(catalystSpec({ models: { query_generate: 'g' }, prompts: { query_generate: 'q-gen' }, knobs: { query_generate: { temperature: 0, dry: 0 } } }), { collaborative_review: false, model_classes: undefined }) })],
+    ['writer-only catalyst', doc({ d: evalSpec(), q: withPolicies(catalystSpec({ models: { query_generate: 'g' }, prompts: { query_generate: 'q-gen' }, knobs: { query_generate: { temperature: 0, dry: 0, max_tokens: 512 } } }), { collaborative_review: false, model_classes: undefined }) })],
     ['agree', one(checkedSpec({ stages: [...checkedSpec().stages.slice(0, 8), 'agree', 'indepth', 'indepth_gate'], models: { answer: 'w', indepth: 'w', review: 'w', grounding: 'w', second: 's' } }))],
     ['iso anchor', one(withPolicies(evalSpec(), { anchor: '2026-01-31' }))],
   ])('%s', (_name, d) => {

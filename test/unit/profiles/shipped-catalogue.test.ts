@@ -18,7 +18,7 @@ describe('shipped catalogue', () => {
   test('lists the Target profiles in yaml order with exactly one default, single-12b-bare', () => {
     expect(catalog.profiles.map((p) => p.id)).toEqual([
       'single-12b-bare', 'single-12b-fast', 'single-12b-checked', 'single-12b-verify', 'single-12b-agree',
-      'eval-12b-answer-only', 'eval-12b-temporal-enforce', 'catalyst-query-e4b-qwen14b',
+      'eval-12b-answer-only', 'eval-12b-temporal-enforce', 'catalyst-query-e4b-qwen14b', 'catalyst-query-gemma-4-12b',
     ]);
     expect(catalog.profiles.filter((p) => p.isDefault).map((p) => p.id)).toEqual(['single-12b-bare']);
   });
@@ -83,6 +83,14 @@ describe('shipped catalogue', () => {
     expect(p.policies).toMatchObject({ generationAttempts: 3, collaborativeReview: true, modelClasses: { query_generate: 'gemma-4', query_review: 'qwen2.5' } });
   });
 
+  test('Catalyst query profile catalyst-query-gemma-4-12b: Gemma 4 12B writer, Qwen 2.5 14B reviewer (decision 23)', () => {
+    const p = get('catalyst-query-gemma-4-12b');
+    expect(p).toMatchObject({ workflow: 'catalyst_query', topology: 'caller', stages: [], isDefault: false });
+    expect(p.models).toEqual({ query_generate: 'gemma-4-12b', query_review: 'qwen2.5-14b' });
+    expect(p.prompts).toEqual({ query_generate: 'catalyst-query-generate', query_review: 'catalyst-query-review' });
+    expect(p.knobs).toEqual({ query_generate: { temperature: 0, dry: 0, max_tokens: 1024 }, query_review: { temperature: 0, dry: 0, max_tokens: 2048 } });
+  });
+
   test('every prompt the catalogue names reads as non-empty text; answer prompts carry the citation and date contract', () => {
     for (const p of catalog.profiles) for (const stem of Object.values(p.prompts)) {
       const files = p.stages.includes('review') && stem === p.prompts.review ? [`${stem}-answer`, `${stem}-indepth`] : [stem];
@@ -110,7 +118,7 @@ describe('compiled profiles', () => {
     expect(() => { mutable.knobs.answer.temperature = 1; }).toThrow(TypeError);
     expect(() => { mutable.context.supplementalSources.push('knowledge-base'); }).toThrow(TypeError);
     expect(() => { (catalog.profiles as Profile[]).pop(); }).toThrow(TypeError);
-    expect(catalog.profiles).toHaveLength(8);
+    expect(catalog.profiles).toHaveLength(9);
   });
 
   test('discovery flags derive from the plan', () => {

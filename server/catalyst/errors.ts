@@ -1,0 +1,41 @@
+/**
+ * The errors of the role endpoints (clients.md §5), in the decision-1 shape: 404 unknown profile or role,
+ * 422 known overflow, 502 backend failure or empty content, 504 `generation_timeout`, 499
+ * `generation_cancelled`. Evidence rides on `detail.request_evidence`, only when it is complete.
+ */
+import { HubError } from '../errors';
+import type { RequestEvidence } from './types';
+
+export function generationCancelled(): HubError {
+  return new HubError('generation_cancelled', 499, 'The role call was cancelled before the model finished; nothing was generated for it.');
+}
+
+export function generationTimeout(seconds: number): HubError {
+  return new HubError('generation_timeout', 504, `The role call did not finish within its ${seconds} s deadline (X-Request-Timeout-Seconds); the model call was cancelled.`);
+}
+
+export function emptyContent(model: string): HubError {
+  return new HubError('model_empty_content', 502, `Model '${model}' returned no content.`);
+}
+
+export function knownOverflowError(required: number, window: number): HubError {
+  return new HubError('insufficient_context', 422, `The role prompt needs ${required} tokens (prompt plus the role's output allowance) but the model's context window is ${window} tokens.`, {
+    extra: { source: 'catalyst_role' },
+  });
+}
+
+/**
+ * Backend failures as Catalyst reads them: a busy queue stays 503 `router_busy` (decision 5), the router's
+ * own context refusal stays 422, an idle timeout is a `generation_timeout`, anything else is 502.
+ */
+export function asRoleError(err: HubError): HubError {
+  if (err.code === 'router_busy' || err.status === 422 || err.status === 404 || err.status === 400 || err.status === 502) return err;
+  if (err.code === 'router_timeout') return new HubError('generation_timeout', 504, err.message);
+  return new HubError(err.code, 502, err.message, { extra: err.extra, headers: err.headers });
+}
+
+/** The same error with the request's evidence in `detail` (the evidence is complete by construction). */
+export function withRequestEvidence(err: HubError, evidence: RequestEvidence | null): HubError {
+  if (!evidence) return err;
+  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, request_evidence: evidence }, headers: err.headers, param: err.param, type: err.type });
+}

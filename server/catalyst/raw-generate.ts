@@ -1,0 +1,96 @@
+/**
+ * `POST /v1/hub/generate` (hub-contract §10.1): a raw single-model call for consumers that own their
+ * profile configuration. `model` must be an exact id the backend advertises right now (never forwarded
+ * otherwise); the call takes a slot like every model call (decision 5) and is cancelled on disconnect.
+ * `stream: true` forwards the router's chunks as they arrive; blocking answers a `chat.completion` that
+ * also carries top-level `content`, the shape an earlier Catalyst generation read (`{model, content}`).
+ */
+import type { Request, Response } from 'express';
+import { HubError, isAbortError } from '../errors';
+import { sendError } from '../http/errors';
+import { chatCompletion } from '../http/openai-shapes';
+import type { ChatRequest, RouterClient } from '../llm/types';
+import { advertisedModels, type AdvertisedModels } from './advertised-models';
+import { parseRawGenerateRequest, type RawGenerateBody } from './request-schemas';
+import { reframedChunks } from './reframe-stream';
+
+export interface RawGenerateDeps {
+  router: RouterClient;
+  discoveryTimeoutMs: number;
+  shutdown?: AbortSignal;
+}
+
+function routerRequest(body: RawGenerateBody): ChatRequest {
+  const { stream: _stream, stream_options: _options, n: _n, ...rest } = body;
+  return rest as ChatRequest;
+}
+
+async function assertAdvertised(models: AdvertisedModels, model: string, signal: AbortSignal): Promise<void> {
+  const { advertised, inventory: inv } = await models.check(model, signal);
+  if (advertised || !inv) return;
+  if (!inv.reachable) throw new HubError('model_backend_unreachable', 503, 'The model backend could not be queried for its model catalogue; retry shortly.', { headers: { 'Retry-After': '2' } });
+  throw new HubError('model_not_found', 404, `model '${model}' is not advertised by the model backend`, { param: 'model', extra: { model, advertised_model_ids: [...inv.ids] } });
+}
+
+/** SSE headers go out with the first chunk, so a router error before it is still a JSON error. */
+async function streamChunks(res: Response, chunks: AsyncIterable<string>): Promise<void> {
+  let started = false;
+  for await (const data of chunks) {
+    if (!started) {
+      started = true;
+      res.status(200);
+      res.setHeader('Content-Type', 'text/event-stream');
+      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('X-Accel-Buffering', 'no');
+    }
+    // Each payload is one line of JSON (or [DONE]) as the router wrote it: no CR/LF can open a frame.
+    res.write(`data: ${data}\n\n`);
+  }
+  if (!started) throw new HubError('router_error', 502, 'The model router ended the stream without any chunk.');
+  res.end();
+}
+
+export function rawGenerateHandler(deps: RawGenerateDeps) {
+  const models = advertisedModels(deps.router, deps.discoveryTimeoutMs);
+  return async (req: Request, res: Response): Promise<void> => {
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    const onShutdown = () => abort.abort();
+    deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
+    try {
+      const body = parseRawGenerateRequest(req.body);
+      await assertAdvertised(models, body.model, abort.signal);
+      const request = routerRequest(body);
+      const opts = { signal: abort.signal, slots: { acquisitions: 0, releases: 0, active: 0 } };
+      if (body.stream === true) {
+        const includeUsage = body.stream_options?.include_usage === true;
+        const chunks = deps.router.chatChunks ? deps.router.chatChunks(request, { ...opts, includeUsage }) : reframedChunks(deps.router, request, opts, includeUsage);
+        await streamChunks(res, chunks);
+        return;
+      }
+      const result = await deps.router.chat(request, opts);
+      if (abort.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+      const completion = chatCompletion(body.model, result.content, result.usage);
+      completion.choices[0].finish_reason = result.finishReason ?? 'stop';
+      res.status(200).json({ ...completion, content: result.content });
+    } catch (err) {
+      if (abort.signal.aborted || isAbortError(err)) {
+        if (!res.destroyed && !res.headersSent) sendError(res, new HubError('generation_cancelled', 499, 'The generation was cancelled.'));
+        else res.end();
+        return;
+      }
+      if (res.headersSent) {
+        // Mid-stream failure: the router's own error frame (if any) was forwarded; end without [DONE].
+        res.end();
+        return;
+      }
+      sendError(res, err);
+    } finally {
+      res.off('close', onClose);
+      deps.shutdown?.removeEventListener('abort', onShutdown);
+    }
+  };
+}

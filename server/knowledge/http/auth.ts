@@ -1,0 +1,149 @@
+/**
+ * Locus-style client keys (knowledge-layer.md §1.1, §6.3): `Authorization: Bearer lsk_<slug>_<32 hex>`
+ * (slugs hold no underscore, so the parse is unambiguous). Only SHA-256 digests are stored (a key file of
+ * clients, or an env list of digests), compared in constant time against every entry; each client has an
+ * `active` flag and an optional daily quota that resets at 00:00 UTC (the clock is injected). Errors use
+ * Locus's codes in the decision-1 shape. No key, nor its digest, is ever logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020';
+import type { NextFunction, Request, Response } from 'express';
+import { HubError } from '../../errors';
+import { sendError } from '../../http/errors';
+
+export const KEY_PATTERN = /^lsk_([a-z0-9-]+)_[0-9a-f]{32}$/;
+
+export interface KnowledgeClient {
+  /** The slug the key must carry; `*` for a bare digest from the environment (any slug). */
+  slug: string;
+  keySha256: string;
+  active: boolean;
+  /** Requests per UTC day; null = unlimited. */
+  dailyQuota: number | null;
+}
+
+const KEY_FILE_SCHEMA = {
+  type: 'object',
+  required: ['clients'],
+  properties: {
+    clients: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['slug', 'key_sha256'],
+        additionalProperties: false,
+        properties: {
+          slug: { type: 'string', pattern: '^[a-z0-9-]+$' },
+          key_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          active: { type: 'boolean', default: true },
+          daily_quota: { type: ['integer', 'null'], minimum: 1 },
+          note: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+interface KeyFile {
+  clients: Array<{ slug: string; key_sha256: string; active?: boolean; daily_quota?: number | null }>;
+}
+
+const validateKeyFile = new Ajv2020({ strict: false, useDefaults: true }).compile<KeyFile>(KEY_FILE_SCHEMA);
+
+/** Reads a key file (`{"clients": [{slug, key_sha256, active?, daily_quota?}]}`); throws naming the problem. */
+export function parseKeyFile(text: string, where = 'key file'): KnowledgeClient[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error(`${where}: not valid JSON`);
+  }
+  if (!validateKeyFile(data)) {
+    const e = validateKeyFile.errors?.[0];
+    // The message names the field, never a value (a plaintext key put there by mistake must not be echoed).
+    throw new Error(`${where}: ${e?.instancePath || '/'} ${e?.message ?? 'is invalid'} (each client needs slug and key_sha256, the SHA-256 hex of its lsk_ key)`);
+  }
+  return data.clients.map((c) => ({ slug: c.slug, keySha256: c.key_sha256, active: c.active !== false, dailyQuota: c.daily_quota ?? null }));
+}
+
+export function loadKeyFile(path: string): KnowledgeClient[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`${path}: cannot read the knowledge key file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  return parseKeyFile(text, path);
+}
+
+/** Bare digests (KNOWLEDGE_API_KEY_HASHES): active, any slug, no quota. */
+export function clientsFromHashes(hashes: readonly string[]): KnowledgeClient[] {
+  return hashes.map((h) => ({ slug: '*', keySha256: h.toLowerCase(), active: true, dailyQuota: null }));
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function utcDay(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** Per-client request counts for the current UTC day; a new day starts every count at zero. */
+export class DailyQuota {
+  private day = '';
+  private readonly used = new Map<number, number>();
+  constructor(private readonly clock: () => Date) {}
+
+  /** Counts one request; false when the client's quota for today is already spent. */
+  take(client: number, quota: number | null): { ok: boolean; retryAfterSeconds: number } {
+    const now = this.clock();
+    const today = utcDay(now);
+    if (today !== this.day) {
+      this.day = today;
+      this.used.clear();
+    }
+    const next = new Date(`${today}T00:00:00.000Z`).getTime() + 86_400_000;
+    const retryAfterSeconds = Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+    if (quota === null) return { ok: true, retryAfterSeconds };
+    const n = this.used.get(client) ?? 0;
+    if (n >= quota) return { ok: false, retryAfterSeconds };
+    this.used.set(client, n + 1);
+    return { ok: true, retryAfterSeconds };
+  }
+}
+
+function unauthorized(code: string, message: string): HubError {
+  return new HubError(code, 401, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () => Date }) {
+  const digests = opts.clients.map((c) => Buffer.from(c.keySha256, 'hex'));
+  const quota = new DailyQuota(opts.clock ?? (() => new Date()));
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.method === 'OPTIONS') return next();
+    const header = req.header('authorization');
+    if (header === undefined || header.trim() === '' || /^bearer\s*$/i.test(header.trim())) {
+      return sendError(res, unauthorized('AUTH_MISSING', 'This endpoint needs a client key: send Authorization: Bearer lsk_<slug>_<32 hex>.'));
+    }
+    // `Bearer lsk_…`; a bare `lsk_…` (what the Locus docs playground asks users to paste) is accepted too.
+    const m = /^(?:bearer\s+)?(\S+)$/i.exec(header.trim());
+    const key = m?.[1] ?? '';
+    const parsed = KEY_PATTERN.exec(key);
+    if (!parsed) return sendError(res, unauthorized('AUTH_INVALID_FORMAT', 'The client key is not of the form lsk_<slug>_<32 hex>.'));
+    const given = createHash('sha256').update(key, 'utf8').digest();
+    // Every digest is compared, so the time taken does not reveal which entry (if any) matched.
+    let found = -1;
+    for (let i = 0; i < digests.length; i++) if (timingSafeEqual(given, digests[i]) && found < 0) found = i;
+    const client = found >= 0 ? opts.clients[found] : null;
+    if (!client || (client.slug !== '*' && client.slug !== parsed[1])) return sendError(res, unauthorized('AUTH_INVALID_KEY', 'The client key is unknown or revoked.'));
+    if (!client.active) return sendError(res, new HubError('AUTH_CLIENT_INACTIVE', 403, 'This client is inactive.'));
+    const taken = quota.take(found, client.dailyQuota);
+    if (!taken.ok) {
+      return sendError(res, new HubError('RATE_LIMIT', 429, 'The daily quota of this client is spent; it resets at 00:00 UTC.', { type: 'rate_limit_error', headers: { 'Retry-After': String(taken.retryAfterSeconds) } }));
+    }
+    res.locals.knowledgeClient = parsed[1];
+    next();
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The knowledge layer's one door: `createKnowledgeService(config, deps)` opens the store and the embedder,
+ * loads the configured content, reads the client keys and returns the express router of the four
+ * Locus-compatible routes (behind their own lsk_ auth) and `close()`. The hub mounts the router in its
+ * app; `server/knowledge/main.ts` serves it alone.
+ */
+import type express from 'express';
+import type { Logger } from '../logger';
+import type { RouterClient } from '../llm/types';
+import { createEmbedder, type ClosableEmbedder } from './embedder';
+import { clientsFromHashes, loadKeyFile, type KnowledgeClient } from './http/auth';
+import { knowledgeRouter } from './http/routes';
+import { loadContent, type LoadReport } from './loader';
+import type { KnowledgeModel, PipelineDeps } from './pipeline/types';
+import type { KnowledgeConfig } from './settings';
+import { createKnowledgeStore } from './store';
+import type { KnowledgeStore } from './store/port';
+
+export type { KnowledgeConfig } from './settings';
+
+export interface KnowledgeServiceDeps {
+  logger: Logger;
+  maxBodyBytes: number;
+  /** The daily quota's clock (tests). */
+  clock?: () => Date;
+  /** The hub's router: with KNOWLEDGE_JUDGE_MODEL, the judge of `judge_enabled` requests (absent: the proxy). */
+  router?: RouterClient | null;
+  /** An already-open store / embedder (tests); otherwise both are created from the config and owned here. */
+  store?: KnowledgeStore;
+  embedder?: ClosableEmbedder;
+}
+
+export interface KnowledgeService {
+  router: express.Router;
+  store: KnowledgeStore;
+  pipeline: PipelineDeps;
+  clients: readonly KnowledgeClient[];
+  /** What start-up loaded (null when KNOWLEDGE_CONTENT is unset). */
+  loaded: LoadReport | null;
+  close(): Promise<void>;
+}
+
+/** A judge model through the hub's router (its slot semaphore and client-abort handling apply). */
+export function routerModel(router: RouterClient, id: string): KnowledgeModel {
+  return {
+    id,
+    async complete(messages, signal) {
+      const r = await router.chat({ model: id, messages, temperature: 0, max_tokens: 200 }, { signal });
+      return { content: r.content, tokensIn: r.usage.prompt_tokens, tokensOut: r.usage.completion_tokens };
+    },
+  };
+}
+
+export function knowledgeClients(config: Pick<KnowledgeConfig, 'keysFile' | 'keyHashes'>): KnowledgeClient[] {
+  return [...(config.keysFile ? loadKeyFile(config.keysFile) : []), ...clientsFromHashes(config.keyHashes)];
+}
+
+export async function createKnowledgeService(config: KnowledgeConfig, deps: KnowledgeServiceDeps): Promise<KnowledgeService> {
+  // Keys first: a bad key file stops start-up before any store is opened.
+  const clients = knowledgeClients(config);
+  const embedder = deps.embedder ?? createEmbedder(config.embedder);
+  const ownsEmbedder = !deps.embedder;
+  let store: KnowledgeStore;
+  try {
+    store = deps.store ?? (await createKnowledgeStore(config.store, { embedder: { id: embedder.id, dimension: embedder.dimension } }));
+  } catch (err) {
+    if (ownsEmbedder) await embedder.close();
+    throw err;
+  }
+  const ownsStore = !deps.store;
+  const close = async () => {
+    if (ownsStore) await store.close();
+    if (ownsEmbedder) await embedder.close();
+  };
+  let loaded: LoadReport | null = null;
+  try {
+    if (config.contentPaths.length) loaded = await loadContent(store, embedder, config.contentPaths);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  if (loaded) deps.logger.info({ changed: loaded.changed, pruned: loaded.pruned, ...loaded.loaded }, 'knowledge content loaded');
+  if (clients.length === 0) deps.logger.warn('knowledge layer enabled without client keys: every request is refused (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES)');
+  if (config.judgeModel && !deps.router) deps.logger.warn('KNOWLEDGE_JUDGE_MODEL is set but no router is available here: the proxy judge runs');
+  const model = config.judgeModel && deps.router ? routerModel(deps.router, config.judgeModel) : null;
+  const pipeline: PipelineDeps = { store, embedder, policy: { allowUnreviewed: config.allowUnreviewed, model } };
+  const router = knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes });
+  return { router, store, pipeline, clients, loaded, close };
+}
