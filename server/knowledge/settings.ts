@@ -46,7 +46,7 @@ export const KNOWLEDGE_SETTING_DOCS = [
   { name: 'CTX_ALLOW_UNREVIEWED', default: 'false', description: 'true lets /v2/context honour opts.include_unreviewed (refused with 403 otherwise).' },
   { name: 'ENV', default: '(unset)', description: 'Deployment kind; test also allows opts.include_unreviewed.' },
   { name: 'KNOWLEDGE_PORT', default: '8000', description: 'Port of the stand-alone knowledge service (npm run knowledge).' },
-  { name: 'KNOWLEDGE_JUDGE_MODEL', default: '(unset: the deterministic proxy judge)', description: 'Router model id that judges sufficiency on /v2/context when a request sets opts.judge_enabled (hub-mounted routes only).' },
+  { name: 'KNOWLEDGE_JUDGE_MODEL', default: '(unset: the deterministic proxy judge)', description: 'Router model id that judges sufficiency on /v2/context when a request sets opts.judge_enabled, and writes the adjudicated answer of opts.agent_enabled requests (hub-mounted routes only).' },
 ] as const;
 
 function raw(env: Env, name: string): string | undefined {

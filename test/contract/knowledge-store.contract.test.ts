@@ -149,10 +149,10 @@ describe.each(STORE_FACTORIES)('KnowledgeStore contract: $name', ({ name, open }
     expect([...p.keys()].sort()).toEqual([ID.m1, ID.m3].sort());
     expect(p.get(ID.m1)).toEqual({
       doc_id: 'd1', doc_title: 'Prescrire en sécurité', doc_url: 'https://example.org/d1', reco_id: 'r1', year: 2024, license: 'CC0',
-      source_name: 'HAS', source_org: 'Haute Autorité de Santé', section_titles: ['Allergies'], pages: ['3', '4'],
+      source_id: 1, source_name: 'HAS', source_org: 'Haute Autorité de Santé', section_titles: ['Allergies'], pages: ['3', '4'],
       section_summaries: ['Résumé de la section allergies.'], doc_summary: 'Résumé du document 1.', degraded: false,
     });
-    expect(p.get(ID.m3)).toMatchObject({ doc_id: 'd2', year: null, doc_url: null, source_name: 'SFAR', section_titles: ['Diabète', 'Suivi'], pages: ['12'], section_summaries: [], doc_summary: null, degraded: true });
+    expect(p.get(ID.m3)).toMatchObject({ doc_id: 'd2', year: null, doc_url: null, source_id: 2, source_name: 'SFAR', section_titles: ['Diabète', 'Suivi'], pages: ['12'], section_summaries: [], doc_summary: null, degraded: true });
     expect((await store.provenance([])).size).toBe(0);
   });
 

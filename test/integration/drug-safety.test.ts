@@ -8,12 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { loadConfig } from '../../server/config';
-import { startHub, type RunningHub } from '../../server/main';
+import type { RunningHub } from '../../server/main';
 import { parseChartSearchStream } from '../support/chartsearch-sse';
-import { FakeQuerystore, qsRecord, uuidFrom } from '../support/fake-querystore';
-import { FakeRouter } from '../support/fake-router';
+import { qsRecord, uuidFrom } from '../support/fake-querystore';
+import { useQuerystoreHub, type QuerystoreHub } from '../support/querystore-hub';
 import { postJson, ROOT, traceLines } from '../support/hub';
 
 const WEIGHT_CONCEPT = '5089AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -35,38 +33,8 @@ const PATIENTS: Record<string, Array<Record<string, unknown>>> = {
   'penicillin-allergy': [qsRecord({ uuid: uuid(400), resourceType: 'allergy', date: '2025-12-01', text: 'Allergy: Penicillin. Reaction: rash', metadata: { allergen_name: 'Penicillin' } }), patientRecord(30)],
 };
 
-interface Ctx { router: FakeRouter; qs: FakeQuerystore; hub: RunningHub; logs: string[]; traceDir: string }
-
-function useDrugSafetyHub(env: Record<string, string>): Ctx {
-  const ctx = { logs: [] as string[] } as Ctx;
-  beforeAll(async () => {
-    ctx.router = new FakeRouter({ models: ['gemma-4-12b', 'qwen3.5-9b'] });
-    await ctx.router.start();
-    ctx.qs = new FakeQuerystore();
-    const qsUrl = await ctx.qs.start();
-    const sink = new Writable({ write(chunk, _enc, done) { ctx.logs.push(String(chunk)); done(); } });
-    ctx.traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-ds-trace-'));
-    const config = loadConfig({
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', HUB_ANCHOR: '2026-03-10', TEAM_TRACE_DIR: ctx.traceDir, LLM_BASE_URL: ctx.router.baseUrl,
-      QUERYSTORE_BASE_URL: qsUrl, QUERYSTORE_USERNAME: 'med-agent-hub', QUERYSTORE_PASSWORD: 'hub-secret', ...env,
-    }, ROOT);
-    ctx.hub = await startHub(config, { logDestination: sink });
-  });
-  afterAll(async () => {
-    try {
-      await ctx.hub?.close();
-    } finally {
-      await ctx.qs?.stop();
-      await ctx.router?.stop();
-      if (ctx.traceDir) fs.rmSync(ctx.traceDir, { recursive: true, force: true });
-    }
-  });
-  beforeEach(() => {
-    ctx.router.reset();
-    ctx.qs.reset();
-    for (const [id, records] of Object.entries(PATIENTS)) ctx.qs.setChart(id, records);
-  });
-  return ctx;
+function useDrugSafetyHub(env: Record<string, string>): QuerystoreHub {
+  return useQuerystoreHub({ env, seed: (qs) => Object.entries(PATIENTS).forEach(([id, records]) => qs.setChart(id, records)) });
 }
 
 function answer(text: string, citations: number[] = []): string {

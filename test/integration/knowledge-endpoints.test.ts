@@ -179,6 +179,19 @@ describe('POST /v1/answer', () => {
     expect(body.evidence[0]).toMatchObject({ id: expect.stringMatching(/^src[0-9a-f]{10}$/), org: 'Société Fictive de Recommandations', year: '2024', page: expect.any(Number) });
   });
 
+  test('source_ids narrows what is quoted to the allowed sources', async () => {
+    const all = (await (await post(`${k.url}/v1/answer`, { query: 'allergie pénicilline' })).json()) as any;
+    expect(all.sources.map((s: any) => s.source_name)).toContain('SFR');
+    const sfr = (await (await post(`${k.url}/v1/answer`, { query: 'allergie pénicilline', source_ids: [1] })).json()) as any;
+    expectValid(schemas.answer, sfr);
+    expect(sfr.sources.length).toBeGreaterThan(0);
+    expect(sfr.sources.every((s: any) => s.source_name === 'SFR')).toBe(true);
+    expect(sfr.steps[0].out.source_filter).toBe('applied');
+    const none = (await (await post(`${k.url}/v1/answer`, { query: 'allergie pénicilline', source_ids: [999] })).json()) as any;
+    expect(none.answer).toBe(NOT_FOUND_ANSWER);
+    expect(none.sources).toEqual([]);
+  });
+
   test('nothing passes the judge: the fixed not-found sentence', async () => {
     const body = (await (await post(`${k.url}/v1/answer`, { query: 'xyzzy plugh' })).json()) as any;
     expectValid(schemas.answer, body);

@@ -4,17 +4,13 @@
  * real wire, through a real hub and a fake router. Covers the patient ledger cache over HTTP (single-flight,
  * 304 revalidation, snapshot change mid-paging, failed revalidation), slice tiers, degradation, the trace and logs.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
-import { loadConfig } from '../../server/config';
-import { startHub, type RunningHub } from '../../server/main';
+import type { RunningHub } from '../../server/main';
 import { parseChartSearchStream } from '../support/chartsearch-sse';
 import { scriptChecked } from '../support/checkers';
+import { useQuerystoreHub, type QuerystoreHub } from '../support/querystore-hub';
 import { FakeQuerystore, qsChart, qsRecord, uuidFrom } from '../support/fake-querystore';
 import { FakeRouter } from '../support/fake-router';
-import { postJson, ROOT, startTestHub, traceLines } from '../support/hub';
+import { postJson, startTestHub, traceLines } from '../support/hub';
 
 const PATIENT = 'a1b2c3d4-0000-4000-8000-00000000e001';
 const QUESTION = 'How has the weight changed?';
@@ -58,39 +54,8 @@ function scriptBare(router: FakeRouter): void {
   );
 }
 
-interface Ctx { router: FakeRouter; qs: FakeQuerystore; hub: RunningHub; logs: string[]; traceDir: string }
-
-function useQuerystoreHub(env: Record<string, string> = {}): Ctx {
-  const ctx = { logs: [] as string[] } as Ctx;
-  beforeAll(async () => {
-    ctx.router = new FakeRouter({ models: ['gemma-4-12b', 'qwen3.5-9b'] });
-    await ctx.router.start();
-    ctx.qs = new FakeQuerystore({ prefix: '/openmrs' });
-    const qsUrl = await ctx.qs.start();
-    // Everything the hub logs, at the most verbose level, is kept to check it never carries patient data.
-    const sink = new Writable({ write(chunk, _enc, done) { ctx.logs.push(String(chunk)); done(); } });
-    ctx.traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-qs-trace-'));
-    const config = loadConfig({
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', HUB_ANCHOR: '2026-03-10', TEAM_TRACE_DIR: ctx.traceDir,
-      LLM_BASE_URL: ctx.router.baseUrl, QUERYSTORE_BASE_URL: qsUrl, QUERYSTORE_USERNAME: 'med-agent-hub', QUERYSTORE_PASSWORD: 'hub-secret', ...env,
-    }, ROOT);
-    ctx.hub = await startHub(config, { logDestination: sink });
-  });
-  afterAll(async () => {
-    try {
-      await ctx.hub?.close();
-    } finally {
-      await ctx.qs?.stop();
-      await ctx.router?.stop();
-      if (ctx.traceDir) fs.rmSync(ctx.traceDir, { recursive: true, force: true });
-    }
-  });
-  beforeEach(() => {
-    ctx.router.reset();
-    ctx.qs.reset();
-    ctx.qs.setChart(PATIENT, SMALL);
-  });
-  return ctx;
+function useTurnsHub(env: Record<string, string> = {}): QuerystoreHub {
+  return useQuerystoreHub({ env, prefix: '/openmrs', seed: (qs) => qs.setChart(PATIENT, SMALL) });
 }
 
 async function streamTurn(hub: RunningHub, body: Record<string, unknown>) {
@@ -113,7 +78,7 @@ function contextSteps(lines: Array<Record<string, any>>, requestId: string): Arr
 }
 
 describe('QueryStore turns', () => {
-  const ctx = useQuerystoreHub();
+  const ctx = useTurnsHub();
 
   test('a ChartSearchAI request to single-12b-bare streams a complete staged answer cited to QueryStore records', async () => {
     scriptBare(ctx.router);

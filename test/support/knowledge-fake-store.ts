@@ -148,5 +148,5 @@ export class FakeKnowledgeStore implements KnowledgeStore {
 export const fakeEmbedder: Embedder = { id: 'fake-1', dimension: 2, embed: async (texts) => texts.map(() => new Float32Array([1, 0])) };
 
 export function fakeProvenance(docId: string, over: Partial<Provenance> = {}): Provenance {
-  return { doc_id: docId, doc_title: `Document ${docId}`, doc_url: `https://example.invalid/${docId}`, reco_id: null, year: 2024, license: 'test', source_name: 'TEST', source_org: 'Org Test', section_titles: ['Section'], pages: ['3'], section_summaries: ['Résumé.'], doc_summary: 'Résumé doc.', degraded: false, ...over };
+  return { doc_id: docId, doc_title: `Document ${docId}`, doc_url: `https://example.invalid/${docId}`, reco_id: null, year: 2024, license: 'test', source_id: 1, source_name: 'TEST', source_org: 'Org Test', section_titles: ['Section'], pages: ['3'], section_summaries: ['Résumé.'], doc_summary: 'Résumé doc.', degraded: false, ...over };
 }

@@ -50,10 +50,25 @@ export function evidenceStacks(mkus: MkuResult[]): EvidenceSource[] {
   return [...stacks.values()];
 }
 
+/**
+ * The retained MKUs whose document belongs to an allowed source (`source_ids`; null or empty: every source).
+ * Applied to the retrieval's result, so an allow-list narrows what is quoted, never what is ranked.
+ */
+async function allowedSources(deps: PipelineDeps, mkus: MkuResult[], sourceIds: number[] | null | undefined): Promise<MkuResult[]> {
+  if (!sourceIds || sourceIds.length === 0) return mkus;
+  const allowed = new Set(sourceIds);
+  const provenance = await deps.store.provenance(mkus.map((m) => m.id));
+  return mkus.filter((m) => {
+    const id = provenance.get(m.id)?.source_id;
+    return id !== null && id !== undefined && allowed.has(id);
+  });
+}
+
 export async function runAnswer(deps: PipelineDeps, req: AnswerRequest, emit: EmitStage = () => {}, signal?: AbortSignal): Promise<AnswerResponse> {
   const ctx = await runContext(deps, { query: req.query, patient_ehr: {} }, emit, signal);
-  const found = ctx.trace.judge_sufficient && ctx.mkus.length > 0;
-  const quoted = found ? ctx.mkus.slice(0, EXTRACTIVE_QUOTES) : [];
+  const kept = await allowedSources(deps, ctx.mkus, req.source_ids);
+  const found = ctx.trace.judge_sufficient && kept.length > 0;
+  const quoted = found ? kept.slice(0, EXTRACTIVE_QUOTES) : [];
   const answer = found ? extractiveAnswer(quoted.map((m) => ({ id: m.id, verbatim: m.verbatim, source: sourceLabel(m.provenance) }))) : NOT_FOUND_ANSWER;
   return {
     query: req.query,
@@ -61,12 +76,11 @@ export async function runAnswer(deps: PipelineDeps, req: AnswerRequest, emit: Em
     answer,
     sources: answerSources(quoted),
     steps: [
-      // source_ids: the store port's provenance carries no source id yet, so the allow-list cannot be applied.
-      { tool: 'search', in: { query: req.query, source_ids: req.source_ids ?? null }, out: { n_units: ctx.trace.counts.union ?? 0, source_filter: req.source_ids?.length ? 'unavailable' : 'none' } },
-      { tool: 'rank', in: { n_units: ctx.trace.counts.union ?? 0 }, out: { n_kept: ctx.mkus.length, judge_score: ctx.trace.judge_score, judge_sufficient: ctx.trace.judge_sufficient } },
+      { tool: 'search', in: { query: req.query, source_ids: req.source_ids ?? null }, out: { n_units: ctx.trace.counts.union ?? 0, source_filter: req.source_ids?.length ? 'applied' : 'none' } },
+      { tool: 'rank', in: { n_units: ctx.trace.counts.union ?? 0 }, out: { n_kept: kept.length, judge_score: ctx.trace.judge_score, judge_sufficient: ctx.trace.judge_sufficient } },
       { tool: 'answer', in: { n_units: quoted.length }, out: { mode: found ? 'extractive' : 'not_found' } },
     ],
-    evidence: found ? evidenceStacks(ctx.mkus.slice(0, EVIDENCE_UNITS)) : [],
+    evidence: found ? evidenceStacks(kept.slice(0, EVIDENCE_UNITS)) : [],
     tokens_in: null,
     tokens_out: null,
   };

@@ -4,7 +4,8 @@
  * `emit`; the response's `trace` is the evaluation surface and `trace.config` says what actually ran.
  */
 import type { MkuHit } from '../store/port';
-import { extractiveAnswer, sourceLabel } from './answer';
+import { sourceLabel } from './answer';
+import { adjudicate } from './model-answer';
 import { mapConcepts, toConceptRef } from './concepts';
 import { enrich, fallbackChunks, reconcileCrossRefs } from './finish';
 import { proxyJudge } from './judge';
@@ -129,8 +130,13 @@ export async function runContext(deps: PipelineDeps, req: ContextRequest, onStag
   emit('cross_refs', { count: crossRefs.length });
   signal?.throwIfAborted();
 
-  const answer = cfg.agent_enabled ? extractiveAnswer(mkus.map((m) => ({ id: m.id, verbatim: m.verbatim, source: sourceLabel(m.provenance) }))) : undefined;
-  if (cfg.agent_enabled) emit('answer', { kind: 'extractive', quoted: Math.min(mkus.length, 3) });
+  // Adjudication: the router's model when one is configured (it sees verbatims only), else extractive.
+  const adjudicated = cfg.agent_enabled
+    ? await adjudicate(deps.policy.model, req.query, mkus.map((m) => ({ id: m.id, verbatim: m.verbatim, source: sourceLabel(m.provenance) })), signal)
+    : null;
+  const answer = adjudicated?.answer;
+  if (adjudicated) emit('answer', { kind: adjudicated.kind, quoted: adjudicated.kind === 'extractive' ? Math.min(mkus.length, 3) : null, model_unusable: adjudicated.unusable });
+  signal?.throwIfAborted();
 
   const paths: ContextResponse['trace']['paths_activated'] = [];
   if (!fallbackOnly && queryIds.length) paths.push('R1_concept');
@@ -142,6 +148,7 @@ export async function runContext(deps: PipelineDeps, req: ContextRequest, onStag
   if (cfg.include_unreviewed) tags.push('unreviewed');
   if (judgeNote) tags.push('judge_model_unavailable');
   if (model && judged.kind === 'proxy') tags.push('judge_model_unusable');
+  if (adjudicated?.unusable) tags.push('answer_model_unusable');
   if (degraded) tags.push('enrichment_degraded');
 
   return {
@@ -179,7 +186,8 @@ export async function runContext(deps: PipelineDeps, req: ContextRequest, onStag
         ...cfg,
         judge: judged.kind,
         judge_model: model ? model.id : null,
-        agent: cfg.agent_enabled ? 'extractive' : 'off',
+        agent: adjudicated ? adjudicated.kind : 'off',
+        agent_model: adjudicated && deps.policy.model && mkus.length > 0 ? deps.policy.model.id : null,
         cross_ref_max_hops: CROSS_REF_MAX_HOPS,
         store: store.engine,
         embedder: deps.embedder.id,
@@ -187,7 +195,7 @@ export async function runContext(deps: PipelineDeps, req: ContextRequest, onStag
       enrichment_degraded: degraded,
       stages,
     },
-    tokens_in: model ? judged.tokensIn : null,
-    tokens_out: model ? judged.tokensOut : null,
+    tokens_in: model || adjudicated?.tokensIn ? judged.tokensIn + (adjudicated?.tokensIn ?? 0) : null,
+    tokens_out: model || adjudicated?.tokensOut ? judged.tokensOut + (adjudicated?.tokensOut ?? 0) : null,
   };
 }

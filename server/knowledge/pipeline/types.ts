@@ -3,7 +3,7 @@
  * take and give. Declared once; the JSON Schemas in `http/schemas.ts` describe the same shapes for ajv and
  * the OpenAPI document, and the endpoint tests validate responses against those schemas.
  */
-import type { KnowledgeStore } from '../store/port';
+import type { KnowledgeStore, Provenance } from '../store/port';
 import type { Embedder } from '../embedder/port';
 
 export interface PatientContext {
@@ -39,21 +39,8 @@ export interface ContextRequest {
 /** Routes an MKU can surface by in `/v2/context` (Locus's enum). */
 export type ContextPath = 'R1_concept' | 'R1_vector' | 'R2' | 'safety';
 
-export interface ProvenanceOut {
-  doc_id: string;
-  doc_title: string;
-  doc_url: string | null;
-  reco_id: string | null;
-  year: number | null;
-  source_name: string;
-  source_org: string;
-  section_titles: string[];
-  pages: string[];
-  /** Context only: never cite. */
-  section_summaries: string[];
-  doc_summary: string | null;
-  degraded: boolean;
-}
+/** Provenance on the wire (§1.3): the store's join without its licence and source id (those stay internal). */
+export type ProvenanceOut = Omit<Provenance, 'license' | 'source_id'>;
 
 export interface MkuResult {
   id: string;

@@ -36,6 +36,7 @@ export interface ProvenanceRow {
   year: number | null;
   license: string | null;
   doc_summary: string | null;
+  source_id: number | null;
   source_name: string;
   source_org: string;
   section_titles: string[];

@@ -114,6 +114,8 @@ export interface Provenance {
   reco_id: string | null;
   year: number | null;
   license: string | null;
+  /** The document's `Source.source_id` (what `/v1/answer`'s `source_ids` allow-list filters on). */
+  source_id: number | null;
   source_name: string;
   source_org: string;
   section_titles: string[];

@@ -158,6 +158,7 @@ export function createStoreOverDriver(driver: StoreDriver): KnowledgeStore {
           reco_id: r.reco_id,
           year: r.year,
           license: r.license,
+          source_id: r.source_id === null || r.source_id === undefined ? null : Number(r.source_id),
           source_name: r.source_name,
           source_org: r.source_org,
           section_titles: r.section_titles,

@@ -41,7 +41,7 @@ WHERE e.props_json->>'stance' IS DISTINCT FROM 'LINEAGE'
 GROUP BY e.src, e.dst, e.props_json`;
 
 const PROVENANCE_SQL = `
-SELECT m.id AS mku_id, d.doc_id, d.title AS doc_title, d.url AS doc_url, d.reco_id, d.year, d.license, d.summary AS doc_summary,
+SELECT m.id AS mku_id, d.doc_id, d.title AS doc_title, d.url AS doc_url, d.reco_id, d.year, d.license, d.summary AS doc_summary, src.source_id AS source_id,
        COALESCE(src.name, '') AS source_name, COALESCE(src.org, '') AS source_org,
        s.titles AS section_titles, s.pages AS section_pages, s.summary AS section_summary, c.page AS chunk_page
 FROM mkus m JOIN chunks c ON c.chunk_id = m.chunk_id JOIN sections s ON s.id = c.section_id
