@@ -6,7 +6,19 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { STAGE_NAMES } from './profiles/types';
 
-const ROUTES = new Set(['/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions', '/admin/querystore/cache/purge']);
+const ROUTES = new Set([
+  '/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions', '/admin/querystore/cache/purge',
+  '/v1/hub/query-profiles', '/v1/hub/generate', '/v2/context', '/v2/retrieve', '/v2/retrieve/stream', '/v1/answer',
+]);
+/** Catalyst's role routes carry the profile and role in the path: one label each, so ids never become label values. */
+const ROLE_ROUTE = /^\/v1\/hub\/query-profiles\/[^/]+\/roles\/[^/]+\/(generate|warm)$/;
+
+/** The `route` label of a request path: a known route, a role-route template, or `other`. */
+export function routeLabel(path: string): string {
+  if (ROUTES.has(path)) return path;
+  const role = ROLE_ROUTE.exec(path);
+  return role ? `/v1/hub/query-profiles/{profile}/roles/{role}/${role[1]}` : 'other';
+}
 const STAGES = new Set<string>(STAGE_NAMES);
 /** Error codes look like `router_busy`; anything else is folded into `other`. */
 const CODE_RE = /^[a-z][a-z0-9_]{0,48}$/;
@@ -72,7 +84,7 @@ export function createMetrics(opts: { profileIds: readonly string[]; slots: () =
   return {
     registry,
     observeRequest(route, method, status, seconds, errorCode) {
-      requestDuration.observe({ route: ROUTES.has(route) ? route : 'other', method: ['GET', 'POST', 'OPTIONS'].includes(method) ? method : 'other', status: String(status) }, seconds);
+      requestDuration.observe({ route: routeLabel(route), method: ['GET', 'POST', 'OPTIONS'].includes(method) ? method : 'other', status: String(status) }, seconds);
       if (errorCode) errors.inc({ code: codeLabel(errorCode) });
     },
     observeTurn(turn) {
