@@ -292,6 +292,19 @@ function fitProof(env: Env): Config['fitProof'] {
   return v;
 }
 
+/** A process entry point's configuration: a bad setting ends the process (exit 2) with the message, never a stack. */
+export function loadConfigOrExit(program: string): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${program}: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env, root: string = process.cwd()): Config {
   const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();

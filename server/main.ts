@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { createApp } from './app';
-import { ConfigError, loadConfig, type Config } from './config';
+import { loadConfigOrExit, type Config } from './config';
 import { createLogger, type DestinationStream } from './logger';
 import { createModelBackend } from './llm/backend';
 import { loadCatalog } from './profiles/catalog';
@@ -130,16 +130,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`med-agent-hub: configuration error: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('med-agent-hub');
   let hub: RunningHub;
   try {
     hub = await startHub(config);

@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { loadConfigOrExit, type Config } from '../config';
 import { HubError } from '../errors';
 import { sendError } from '../http/errors';
 import { createLogger, type DestinationStream } from '../logger';
@@ -46,16 +46,7 @@ export async function startKnowledge(config: Config, opts: { logDestination?: De
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`med-agent-hub knowledge: configuration error: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('med-agent-hub knowledge');
   const running = await startKnowledge(config);
   process.stdout.write(`med-agent-hub knowledge layer listening on ${running.url} (${running.service.store.engine} store)\n`);
   const stop = () => void running.close().then(() => process.exit(0), () => process.exit(1));
