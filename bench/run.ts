@@ -7,6 +7,7 @@ import { formatHostileLoad, runHostileLoadBench } from './hostile-load';
 import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
 import { formatMemory, runMemoryBench } from './memory';
 import { formatProductCpu, runProductCpuBench } from './product-cpu';
+import { formatKnowledgeSource, runKnowledgeSourceBench } from './knowledge-source';
 import { formatQuerystore, runQuerystoreBench } from './querystore';
 import { formatStreamLatency, runStreamLatencyBench } from './stream-latency';
 import { formatRawGenerateStream, runRawGenerateStreamBench } from './raw-generate-stream';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatConcurrentStreams(await runConcurrentStreamsBench())}\n`);
   process.stdout.write(`${formatMemory(await runMemoryBench())}\n`);
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
+  process.stdout.write(`${formatKnowledgeSource(await runKnowledgeSourceBench())}\n`);
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
   process.stdout.write(`${formatHostileLoad(await runHostileLoadBench())}\n`);
   process.stdout.write(`${formatQuerystore(await runQuerystoreBench())}\n`);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { trimEndChars } from './text-scan';
 import type { DrugSafetySettings } from './checks/drug-safety';
 import { KNOWLEDGE_SETTING_DOCS, knowledgeSettings, type KnowledgeConfig } from './knowledge/settings';
+import { KNOWLEDGE_SOURCE_SETTING_DOCS, knowledgeSourceSettings, type KnowledgeSourceSettings } from './context/sources/knowledge-base/settings';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
 
@@ -54,12 +55,17 @@ export interface Config {
   fitProof: 'byte_bound' | 'exact';
   synthRepeatPenalty: number;
   synthDryMultiplier: number;
+  /** DRY multipliers of the team gather calls when the profile sets none (§4.6). */
+  orchestratorDryMultiplier: number;
+  expertDryMultiplier: number;
   drainSeconds: number;
   querystore: QuerystoreConfig | null;
   /** Deterministic drug safety (hub-contract §9.1): sources and check settings. */
   drugSafety: DrugSafetySettings;
   /** The knowledge layer (knowledge-layer.md §6): routes, keys, content, store, embedder. */
   knowledge: KnowledgeConfig;
+  /** The hub's knowledge-base context source (knowledge-layer.md §6.4): transport and limits. */
+  knowledgeSource: KnowledgeSourceSettings;
 }
 
 export interface EmbeddedConfig {
@@ -131,6 +137,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'HUB_FIT_PROOF', default: 'byte_bound', description: 'byte_bound: a model call skips its pre-call token count when a sound bound (UTF-8 bytes plus the template, for a tokenizer probed to spend at least one byte per token) proves it fits; the exact figure is then the router\'s prompt_tokens. exact: every guarded call is counted first.' },
   { name: 'SYNTH_REPEAT_PENALTY', default: '1.15', description: 'Writer repeat penalty when the profile sets none.' },
   { name: 'SYNTH_DRY_MULTIPLIER', default: '0', description: 'Writer DRY multiplier when the profile sets none.' },
+  { name: 'ORCHESTRATOR_DRY_MULTIPLIER', default: '0', description: 'Team gather: orchestrator DRY multiplier when the profile sets none.' },
+  { name: 'EXPERT_DRY_MULTIPLIER', default: '0.8', description: 'Team gather: medical expert DRY multiplier when the profile sets none.' },
   { name: 'HUB_DRAIN_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests may finish before they are settled and closed.' },
   { name: 'QUERYSTORE_BASE_URL', default: '(empty)', description: 'OpenMRS QueryStore base URL; the three QUERYSTORE_* settings go together.' },
   { name: 'QUERYSTORE_USERNAME', default: '(empty)', description: 'QueryStore service account.' },
@@ -146,6 +154,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'DRUG_SAFETY_WEIGHT_MAX_AGE_DAYS', default: '90', description: 'A weight older than this many days (before the reference date) is not used; a non-integer or value <= 0 means 90.' },
   { name: 'DRUG_SAFETY_MIN_INTERACTION_SEVERITY', default: 'minor', description: 'Interaction rules rated below this (minor, moderate, major) are not shown; rules rated Unknown never are, unrated curated rules always are; an unknown value means minor.' },
   ...KNOWLEDGE_SETTING_DOCS,
+  ...KNOWLEDGE_SOURCE_SETTING_DOCS,
 ];
 
 type Env = Record<string, string | undefined>;
@@ -343,10 +352,15 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     fitProof: fitProof(env),
     synthRepeatPenalty: num(env, 'SYNTH_REPEAT_PENALTY', 1.15, { min: 0 }),
     synthDryMultiplier: num(env, 'SYNTH_DRY_MULTIPLIER', 0, { min: 0 }),
+    orchestratorDryMultiplier: num(env, 'ORCHESTRATOR_DRY_MULTIPLIER', 0, { min: 0 }),
+    expertDryMultiplier: num(env, 'EXPERT_DRY_MULTIPLIER', 0.8, { min: 0 }),
     drainSeconds: num(env, 'HUB_DRAIN_SECONDS', 30, { min: 0 }),
     querystore: querystore(env),
     drugSafety: drugSafety(env, root),
     knowledge: knowledgeSettings(env, root, (variable, message) => {
+      throw new ConfigError(variable, message);
+    }),
+    knowledgeSource: knowledgeSourceSettings(env, (variable, message) => {
       throw new ConfigError(variable, message);
     }),
   };

@@ -16,6 +16,7 @@ import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
 import { createKnowledgeService, type KnowledgeService } from './knowledge';
+import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
 
 export interface RunningHub {
   server: Server;
@@ -57,7 +58,6 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
   // QueryStore registers only when configured (never a start-up dependency: nothing is fetched here).
   const querystore = config.querystore ? createQuerystore(config.querystore, { metrics }) : null;
-  const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), ...(querystore ? [querystore.source] : [])]);
   const stopping = new AbortController();
   // Every running turn listens for the end of the drain period (and removes its listener when done).
   setMaxListeners(Infinity, stopping.signal);
@@ -69,17 +69,27 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     const p = drugSafety.package;
     logger.info({ package: p.id, version: p.version, review_state: p.review_state, entries: p.entries, dropped: p.issues.length }, 'drug-safety package loaded');
   }
-  // The knowledge layer opens its store and loads its content here; a failure stops start-up with its reason.
+  // The knowledge layer opens its store and loads its content here: for the mounted routes a failure stops
+  // start-up with its reason; opened only for the in-process knowledge-base source, it is reported and the
+  // source is `unavailable` (a source never stops the hub).
   let knowledge: KnowledgeService | null = null;
   try {
-    knowledge = config.knowledge.enabled ? await createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
+    const engineNeeded = config.knowledge.enabled || needsEmbeddedEngine(config.knowledgeSource);
+    knowledge = engineNeeded ? await createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
   } catch (err) {
-    await router.close();
-    await querystore?.close();
-    await trace.close();
-    throw err;
+    if (config.knowledge.enabled) {
+      await router.close();
+      await querystore?.close();
+      await trace.close();
+      throw err;
+    }
+    logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'knowledge engine could not open: the knowledge-base source is unavailable');
   }
-  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
+  // Always registered, so profiles that declare it never fail for its sake: off or failing, it adds nothing.
+  const knowledgeSource = createKnowledgeBaseSource(config.knowledgeSource, { engine: knowledge?.pipeline ?? null });
+  logger.info({ transport: knowledgeSource.transport }, 'knowledge-base context source');
+  const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), knowledgeSource.source, ...(querystore ? [querystore.source] : [])]);
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge: config.knowledge.enabled ? knowledge : null });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -114,6 +124,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await closed;
       await router.close();
       await querystore?.close();
+      await knowledgeSource.close();
       await knowledge?.close();
       await trace.close();
       return { settled };
@@ -123,6 +134,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
       await querystore?.close();
+      await knowledgeSource.close();
       await knowledge?.close();
       await trace.close();
     },

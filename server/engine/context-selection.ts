@@ -16,6 +16,7 @@ import { prepareBody, type SharedBlock } from '../llm/shared-block';
 import { createTokenCounter } from '../llm/tokens';
 import { LoopSlice } from '../event-loop';
 import { answerRequest } from './stages/answer';
+import { gatheredNotes } from './gather/gathered';
 import type { EngineDeps, TurnState } from './types';
 
 function mandatoryChart(ledger: EvidenceLedger): string {
@@ -39,9 +40,14 @@ export function wholeChartContext(turn: TurnState, ledger: EvidenceLedger): void
   turn.context = { ...contextSummary(null, ledger, { exactTokens: false }) };
 }
 
-export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, ledger: EvidenceLedger): Promise<void> {
+/**
+ * `role` names the trace step: `context_reselection` when team gather re-selects after adding its
+ * gathered text (the Answer request measured here carries it). A re-selection keeps the turn's
+ * counter, so its cached counts and statistics carry over.
+ */
+export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, ledger: EvidenceLedger, role: 'context_selection' | 'context_reselection' = 'context_selection'): Promise<void> {
   const budget = turn.profile.context;
-  const counter = createTokenCounter({ router: deps.router, local: deps.localTokenizer ?? null }, { signal: turn.signal });
+  const counter = turn.tokens ?? createTokenCounter({ router: deps.router, local: deps.localTokenizer ?? null }, { signal: turn.signal });
   turn.tokens = counter;
   const model = turn.profile.models.answer!;
   const inputLimit = budget.window - budget.reservedOutputTokens;
@@ -79,9 +85,9 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   });
   const t2 = performance.now();
   turn.contextMessage = blockFor(view.chartText);
-  turn.context = { ...contextSummary(view, ledger, { exactTokens: true, history: fit }) };
+  turn.context = { ...contextSummary(view, ledger, { exactTokens: true, history: fit, derivedContextChars: gatheredNotes(turn).length }) };
   turn.steps.push({
-    role: 'context_selection',
+    role,
     stage: 'answer',
     mode: view.mode,
     input_tokens: view.inputTokens,

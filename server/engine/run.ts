@@ -13,6 +13,7 @@ import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from '
 import { zeroUsage } from './usage';
 import { SharedBlock } from '../llm/shared-block';
 import { newDrugSafetyTurn } from './stages/drug-safety';
+import { newGatherTurn } from './gather/types';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
@@ -78,6 +79,7 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     agreement: null,
     inDepthReview: null,
     drugSafety: newDrugSafetyTurn(),
+    gather: newGatherTurn(),
   };
 }
 

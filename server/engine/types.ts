@@ -15,6 +15,7 @@ import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/
 import type { GateMode, Profile, StageName } from '../profiles/types';
 import type { DrugSafety } from '../checks/drug-safety';
 import type { DrugSafetyTurn } from './stages/drug-safety';
+import type { GatherTurn } from './gather/types';
 
 /** `context` extension of the chat request (§2.1). */
 export interface RequestContext {
@@ -156,6 +157,8 @@ export interface TurnState {
   inDepthReview: InDepthReviewState | null;
   /** Drug safety's part of the turn, written only by stages/drug-safety.ts (§9). */
   drugSafety: DrugSafetyTurn;
+  /** Team gather's part of the turn (expert notes, gathered text), written only by engine/gather. */
+  gather: GatherTurn;
 }
 
 export interface AnswerReviewState {

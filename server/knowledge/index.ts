@@ -2,8 +2,11 @@
  * The knowledge layer's one door: `createKnowledgeService(config, deps)` opens the store and the embedder,
  * loads the configured content, reads the client keys and returns the express router of the four
  * Locus-compatible routes (behind their own lsk_ auth) and `close()`. The hub mounts the router in its
- * app; `server/knowledge/main.ts` serves it alone.
+ * app only when KNOWLEDGE_ENABLED says so, but opens the engine also for its in-process knowledge-base
+ * context source (`pipeline`); `server/knowledge/main.ts` serves the routes alone.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type express from 'express';
 import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
@@ -35,7 +38,7 @@ export interface KnowledgeService {
   store: KnowledgeStore;
   pipeline: PipelineDeps;
   clients: readonly KnowledgeClient[];
-  /** What start-up loaded (null when KNOWLEDGE_CONTENT is unset). */
+  /** What start-up loaded (null when there was no content to load). */
   loaded: LoadReport | null;
   close(): Promise<void>;
 }
@@ -73,14 +76,18 @@ export async function createKnowledgeService(config: KnowledgeConfig, deps: Know
     if (ownsEmbedder) await embedder.close();
   };
   let loaded: LoadReport | null = null;
+  // The bundled demo default may be absent (a checkout without it): said once here, never fatal.
+  const missing = config.contentIsDefault ? config.contentPaths.filter((p) => !fs.existsSync(p)) : [];
+  if (missing.length) deps.logger.warn({ missing: missing.map((p) => path.basename(p)) }, 'bundled demo knowledge base not found: the knowledge store starts without it (set KNOWLEDGE_CONTENT)');
+  const contentPaths = config.contentPaths.filter((p) => !missing.includes(p));
   try {
-    if (config.contentPaths.length) loaded = await loadContent(store, embedder, config.contentPaths);
+    if (contentPaths.length) loaded = await loadContent(store, embedder, contentPaths);
   } catch (err) {
     await close();
     throw err;
   }
   if (loaded) deps.logger.info({ changed: loaded.changed, pruned: loaded.pruned, ...loaded.loaded }, 'knowledge content loaded');
-  if (clients.length === 0) deps.logger.warn('knowledge layer enabled without client keys: every request is refused (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES)');
+  if (clients.length === 0 && config.enabled) deps.logger.warn('knowledge layer enabled without client keys: every request is refused (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES)');
   if (config.judgeModel && !deps.router) deps.logger.warn('KNOWLEDGE_JUDGE_MODEL is set but no router is available here: the proxy judge runs');
   const model = config.judgeModel && deps.router ? routerModel(deps.router, config.judgeModel) : null;
   const pipeline: PipelineDeps = { store, embedder, policy: { allowUnreviewed: config.allowUnreviewed, model } };

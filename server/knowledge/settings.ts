@@ -9,7 +9,10 @@ import type { EmbedderSettings } from './embedder';
 import type { KnowledgeStoreSettings } from './store';
 
 export interface KnowledgeConfig {
-  /** Routes mounted in the hub (and what `npm run knowledge` serves). */
+  /**
+   * Routes mounted in the hub (and what `npm run knowledge` serves). The engine itself (store, pipeline)
+   * also opens without them when the hub's knowledge-base source runs in process (server/main.ts).
+   */
   enabled: boolean;
   /** JSON key file of clients (`{"clients": [{slug, key_sha256, active?, daily_quota?}]}`). */
   keysFile: string | null;
@@ -17,6 +20,8 @@ export interface KnowledgeConfig {
   keyHashes: string[];
   /** JSONL files or folders loaded into the store at start-up (idempotent). */
   contentPaths: string[];
+  /** The paths are the bundled demo default (KNOWLEDGE_CONTENT unset): a missing folder is reported, not fatal. */
+  contentIsDefault: boolean;
   store: KnowledgeStoreSettings;
   embedder: Partial<EmbedderSettings>;
   /** `CTX_ALLOW_UNREVIEWED=true` or `ENV=test`: `opts.include_unreviewed` is honoured. */
@@ -28,6 +33,9 @@ export interface KnowledgeConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The bundled demo knowledge base (FDA label MKUs), loaded when KNOWLEDGE_CONTENT is unset. */
+export const DEMO_CONTENT = 'data/knowledge/demo';
 type Fail = (variable: string, message: string) => never;
 
 export const KNOWLEDGE_SETTING_DOCS = [
@@ -42,7 +50,7 @@ export const KNOWLEDGE_SETTING_DOCS = [
   { name: 'KNOWLEDGE_ENABLED', default: 'auto', description: 'auto | true | false: mount the knowledge routes (/v1/answer, /v2/context, /v2/retrieve, /v2/retrieve/stream) in the hub. auto = when client keys are configured (KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES).' },
   { name: 'KNOWLEDGE_KEYS_FILE', default: '(unset)', description: 'JSON file of knowledge clients: {"clients": [{"slug", "key_sha256", "active", "daily_quota"}]}; keys are lsk_<slug>_<32 hex>, stored only as SHA-256 (npm run hash-key -- <key>).' },
   { name: 'KNOWLEDGE_API_KEY_HASHES', default: '(unset)', description: 'Comma-separated SHA-256 hex digests of accepted lsk_ keys (active, no quota); adds to KNOWLEDGE_KEYS_FILE.' },
-  { name: 'KNOWLEDGE_CONTENT', default: '(unset)', description: 'Comma-separated JSONL content files or folders loaded into the store at start-up (re-loading unchanged content changes nothing).' },
+  { name: 'KNOWLEDGE_CONTENT', default: 'data/knowledge/demo', description: 'Comma-separated JSONL content files or folders loaded into the store at start-up (re-loading unchanged content changes nothing); none loads nothing. The default, the bundled demo knowledge base, is skipped with a start-up warning when its folder is missing; a path you set must exist.' },
   { name: 'CTX_ALLOW_UNREVIEWED', default: 'false', description: 'true lets /v2/context honour opts.include_unreviewed (refused with 403 otherwise).' },
   { name: 'ENV', default: '(unset)', description: 'Deployment kind; test also allows opts.include_unreviewed.' },
   { name: 'KNOWLEDGE_PORT', default: '8000', description: 'Port of the stand-alone knowledge service (npm run knowledge).' },
@@ -90,11 +98,13 @@ export function knowledgeSettings(env: Env, root: string, fail: Fail): Knowledge
   if (kind === 'openai-compatible' && !embedderUrl) fail('KNOWLEDGE_EMBEDDER_BASE_URL', 'is required with KNOWLEDGE_EMBEDDER=openai-compatible');
   if (kind === 'openai-compatible' && !model) fail('KNOWLEDGE_EMBEDDER_MODEL', 'is required with KNOWLEDGE_EMBEDDER=openai-compatible');
   const dbPath = raw(env, 'KNOWLEDGE_DB_PATH') ?? 'data/knowledge/knowledge.db';
+  const contentSetting = raw(env, 'KNOWLEDGE_CONTENT');
   return {
     enabled: enabledSetting === 'true' || (enabledSetting === 'auto' && (keysFile !== null || keyHashes.length > 0)),
     keysFile,
     keyHashes,
-    contentPaths: list(env, 'KNOWLEDGE_CONTENT').map((p) => path.resolve(root, p)),
+    contentPaths: contentSetting === undefined ? [path.resolve(root, DEMO_CONTENT)] : contentSetting.toLowerCase() === 'none' ? [] : list(env, 'KNOWLEDGE_CONTENT').map((p) => path.resolve(root, p)),
+    contentIsDefault: contentSetting === undefined,
     store: { engine: engine as 'sqlite' | 'postgres', dbPath: dbPath === ':memory:' ? dbPath : path.resolve(root, dbPath), databaseUrl },
     embedder: {
       kind: kind as 'hash' | 'openai-compatible',

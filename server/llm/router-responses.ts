@@ -1,7 +1,7 @@
 /** Pure readers of the router's response bodies (router.md §1): completions, stream chunks, tokens, inventory. */
 import { sanitize } from '../sanitize';
 import { malformedRouterBody, parseRouterErrorBody, streamFailed, tokenizationUnavailable } from './router-errors';
-import type { ChatRequest, ChatResult, ModelInventory, TokenizeResult, Usage } from './types';
+import type { ChatRequest, ChatResult, ModelInventory, TokenizeResult, ToolCall, Usage } from './types';
 
 type Json = Record<string, unknown>;
 const utf8 = new TextEncoder();
@@ -40,13 +40,33 @@ export function parseJson(text: string, what: string): unknown {
   }
 }
 
+/**
+ * `message.tool_calls` as the hub reads them. A malformed entry is kept (empty name or arguments) so
+ * the tool loop can report it instead of silently acting as if no tool was called.
+ */
+function toToolCalls(raw: unknown): ToolCall[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  return raw.map((entry): ToolCall => {
+    const fn = isObj(entry) && isObj(entry.function) ? entry.function : {};
+    const args = fn.arguments;
+    return {
+      id: isObj(entry) && typeof entry.id === 'string' ? entry.id : null,
+      name: typeof fn.name === 'string' ? fn.name : '',
+      // Some servers send the arguments as an object rather than JSON text.
+      arguments: typeof args === 'string' ? args : isObj(args) ? JSON.stringify(args) : '',
+    };
+  });
+}
+
 export function toChatResult(json: unknown, queueWaitMs: number, routerMs: number): ChatResult {
   const choice = isObj(json) && Array.isArray(json.choices) ? json.choices[0] : undefined;
   if (!isObj(json) || !isObj(choice)) throw malformedRouterBody('chat completion (no choices)');
   const message = isObj(choice.message) ? choice.message : {};
+  const toolCalls = toToolCalls(message.tool_calls);
   return {
     content: typeof message.content === 'string' ? message.content : '',
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+    ...(toolCalls ? { toolCalls } : {}),
     usage: toUsage(json.usage),
     model: typeof json.model === 'string' ? json.model : null,
     queueWaitMs,

@@ -27,9 +27,19 @@ export interface Usage {
   cached_tokens?: number;
 }
 
+/** A tool call the model asked for (OpenAI wire shape flattened; `arguments` is the model's raw JSON text). */
+export interface ToolCall {
+  id: string | null;
+  /** '' when the router's entry named no function (a malformed call the caller reports). */
+  name: string;
+  arguments: string;
+}
+
 export interface ChatResult {
   content: string;
   finishReason: string | null;
+  /** `message.tool_calls` of a blocking completion, when the model called tools (tool turns only). */
+  toolCalls?: ToolCall[];
   usage: Usage;
   /** Model id the router echoed (diagnostics only). */
   model: string | null;

@@ -38,6 +38,9 @@ export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRev
     correlation: correlation(turn.request.context),
     hub_revision: extra.hubRevision,
     models: {
+      // Team profiles' gather models (§11.2); null on other plans.
+      orchestrator: profile.models.orchestrator ?? null,
+      expert: profile.models.expert ?? null,
       synthesizer: profile.models.answer ?? profile.models.indepth ?? null,
       validator: profile.models.review ?? null,
     },

@@ -42,6 +42,11 @@ describe('GET /v1/models', () => {
     const verify = doc.data.find((p: { id: string }) => p.id === 'single-12b-verify');
     expect(verify.available).toBe(false);
     expect(verify.unavailable_reasons).toEqual(['model_not_loaded:qwen3.5-9b']);
+    // The team profile is listed as a product with its gather stage, and needs its expert model too.
+    const team = doc.data.find((p: { id: string }) => p.id === 'team-12b-checked');
+    expect(team).toMatchObject({ topology: 'team', visibility: 'product', staged: true, validation: true, available: false, required_models: ['gemma-4-12b', 'medgemma-1.5-4b-q8'] });
+    expect(team.stages.slice(0, 3)).toEqual(['context', 'gather', 'answer']);
+    expect(team.unavailable_reasons).toEqual(['model_not_loaded:medgemma-1.5-4b-q8']);
     // Legs are never listed.
     expect(doc.data.some((p: { id: string }) => p.id.includes(':'))).toBe(false);
   });

@@ -109,10 +109,27 @@ export function streamChunk(info: ChatInfo, delta: Record<string, unknown>, fini
   return { choices: [{ finish_reason: finishReason, index: 0, delta }], ...head(info), ...extra };
 }
 
+/** `tool_calls` entries as llama.cpp sends them (arguments are JSON text). */
+export function wireToolCalls(reply: ScriptedReply): Array<Record<string, unknown>> | undefined {
+  if (!reply.toolCalls?.length) return undefined;
+  return reply.toolCalls.map((c) => ({
+    type: 'function',
+    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+    id: c.id ?? randomId(32),
+  }));
+}
+
+function finishOf(reply: ScriptedReply): string {
+  return reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
+}
+
 export function blockingBody(info: ChatInfo, reply: ScriptedReply, content: string) {
   const { usage, timings } = usageAndTimings(info, reply, content);
+  const toolCalls = wireToolCalls(reply);
+  // llama.cpp sends `content: null` beside tool calls when the model wrote no text.
+  const message = toolCalls ? { role: 'assistant', content: content === '' ? null : content, tool_calls: toolCalls } : { role: 'assistant', content };
   return {
-    choices: [{ finish_reason: reply.finishReason ?? 'stop', index: 0, message: { role: 'assistant', content } }],
+    choices: [{ finish_reason: finishOf(reply), index: 0, message }],
     created: info.created, model: info.model, system_fingerprint: 'b0-unknown', object: 'chat.completion',
     usage, id: info.id, timings,
   };
@@ -228,7 +245,9 @@ export async function writeStream(conn: Conn, info: ChatInfo, reply: ScriptedRep
   }
   if (reply.chunkDelayMs && !(await waitWithPings(conn, reply.chunkDelayMs))) return;
   const { usage, timings } = usageAndTimings(info, reply, content);
-  const finish = reply.finishReason ?? 'stop';
+  const toolCalls = wireToolCalls(reply);
+  if (toolCalls && !(await write(conn, event(streamChunk(info, { tool_calls: toolCalls.map((c, index) => ({ index, ...c })) }, null))))) return;
+  const finish = finishOf(reply);
   if (!(await write(conn, event(streamChunk(info, {}, finish, includeUsage ? undefined : { timings }))))) return;
   if (includeUsage && !(await write(conn, event({ choices: [], ...head(info), usage, timings })))) return;
   if (await write(conn, 'data: [DONE]\n\n')) res.end();

@@ -36,6 +36,12 @@ export interface ScriptedReply {
   /** explicit stream deltas (default: content split into 4-code-point pieces) */
   chunks?: string[];
   finishReason?: string;
+  /**
+   * Tool calls the assistant makes (llama.cpp wire: `message.tool_calls`, or one `delta.tool_calls` chunk when streaming;
+   * `finish_reason` defaults to `tool_calls`). `arguments` given as an object is sent as its JSON text; a string is sent as is
+   * (so malformed arguments can be scripted). `id` defaults to a random llama.cpp-style id.
+   */
+  toolCalls?: Array<{ name: string; arguments: string | Record<string, unknown>; id?: string }>;
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** before headers */
   delayMs?: number;
@@ -351,7 +357,9 @@ export class FakeRouter {
       id: `chatcmpl-${randomId(32)}`, created: Math.floor(Date.now() / 1000), model: modelName,
       promptTokens: ids.length, cachedTokens: this.cacheHit(modelName, ids, body.cache_prompt !== false),
     };
-    const content = reply.reply?.(rec) ?? reply.content ?? reply.chunks?.join('') ?? fallback.content ?? DEFAULT_CONTENT;
+    // A tool-call reply writes no text unless scripted to.
+    const unscripted = reply.toolCalls?.length ? '' : (fallback.content ?? DEFAULT_CONTENT);
+    const content = reply.reply?.(rec) ?? reply.content ?? reply.chunks?.join('') ?? unscripted;
     this.counters.prompt += ids.length - info.cachedTokens;
     this.counters.predicted += fakeTokenize(content).length;
     const conn: Conn = ctx;

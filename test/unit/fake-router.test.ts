@@ -121,6 +121,19 @@ describe('FakeRouter', () => {
     expect(new Set(withUsage.slice(0, -1).map((c) => c.id)).size).toBe(1);
   });
 
+  test('tool calls: message.tool_calls with finish_reason tool_calls (blocking) and one delta.tool_calls chunk (streaming)', async () => {
+    fake.script({ toolCalls: [{ name: 'medical_expert', arguments: { query: 'Why?' }, id: 'call-1' }], times: 2 }, { toolCalls: [{ name: 'f', arguments: '{"bad' }] });
+    const blocking = await J(chat(base, { tools: [] }));
+    expect(blocking.choices[0]).toEqual({ finish_reason: 'tool_calls', index: 0, message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'medical_expert', arguments: '{"query":"Why?"}' }, id: 'call-1' }] } });
+    const streamed = sse(await (await chat(base, { stream: true })).text()).data;
+    expect(streamed.flatMap((c: any) => c.choices?.[0]?.delta?.tool_calls ?? [])).toEqual([{ index: 0, type: 'function', function: { name: 'medical_expert', arguments: '{"query":"Why?"}' }, id: 'call-1' }]);
+    expect(streamed.map((c: any) => c.choices?.[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
+    // A string is sent as is (malformed arguments can be scripted); the id defaults to a generated one.
+    const raw = (await J(chat(base, {}))).choices[0].message.tool_calls[0];
+    expect(raw.function.arguments).toBe('{"bad');
+    expect(typeof raw.id).toBe('string');
+  });
+
   test('explicit chunks, chunk delays with SSE comment pings', async () => {
     fake.script({ chunks: ['{"a":', '1}'], times: 1 }, { match: { contains: 'slow' }, chunks: [], content: '', chunkDelayMs: 1100 });
     const d = sse(await (await chat(base, { stream: true })).text()).data;

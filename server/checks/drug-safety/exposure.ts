@@ -157,7 +157,8 @@ export function buildExposure(input: ExposureInput): PatientExposure {
   let structured = 0;
   let inline = 0;
   for (const r of input.records) {
-    if (r.source === 'drug-safety') continue;
+    // Hub-added references (drug references, knowledge-base guidance) are not the patient's records.
+    if (r.source === 'drug-safety' || r.resourceType === 'KnowledgeReference') continue;
     if (isStructured(r)) {
       structured++;
       readStructured(r, c, input);

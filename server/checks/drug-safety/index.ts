@@ -14,6 +14,9 @@ import type { CheckSettings, DrugPackage, DrugSafetyIssue, DrugSafetyResult, Pac
 
 export type { DrugReference } from './evidence';
 export type { ExposureRecord } from './exposure';
+// The patient's exposure read from ledger records, also the knowledge-base source's patient context (one reader).
+export { buildExposure } from './exposure';
+export type { PatientExposure } from './types';
 export { legacyKeys, unavailableResult } from './result';
 export type { DrugSafetyResult, PackageSummary, SafetyWarning, Severity, SourceFormat } from './types';
 

@@ -6,6 +6,7 @@ import type { ChatRequest } from '../../llm/types';
 import { parseAnswer } from '../answer-parse';
 import { callModel } from '../budget';
 import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
+import { gatheredNotes } from '../gather/gathered';
 import { writerSampling } from '../sampling';
 import { FALLBACK_ANSWER, isSubstantive } from '../substance';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
@@ -18,9 +19,14 @@ export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage:
   const { profile, request } = turn;
   // The second writer (§7.9) answers the same question from the same context, independently.
   const prompt = profile.prompts[role] ?? profile.prompts.answer!;
+  // Team gather's expert notes (§7.1: `<answer prompt>\n\n<gathered>`) follow the instructions, never
+  // the shared context message, so the context prefix stays byte-identical across stages (decision 8).
+  // Knowledge-base records reach the Answer through the ledger, so only the notes are added here.
+  const gathered = gatheredNotes(turn);
+  const instructions = deps.catalog.readPrompt(prompt) + (gathered === '' ? '' : `\n\n${gathered}`);
   const body: ChatRequest = {
     model: profile.models[role]!,
-    messages: stageMessages(contextMessage, { instructions: deps.catalog.readPrompt(prompt), history, question: turn.question }),
+    messages: stageMessages(contextMessage, { instructions, history, question: turn.question }),
     ...writerSampling(profile, request, deps.config, role),
   };
   // Product and chart_answer profiles own the schema; legs keep the caller's response_format (§3.9).

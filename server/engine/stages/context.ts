@@ -5,6 +5,7 @@ import { prepareTemporal } from '../temporal';
 import type { Stage } from '../types';
 import { yieldIfLarge } from '../../event-loop';
 import { addDrugEvidence, explainBudgetFailure } from './drug-safety';
+import { explainKnowledgeBudgetFailure } from '../../context/sources/knowledge-base';
 
 export const contextStage: Stage = {
   name: 'context',
@@ -43,7 +44,7 @@ export const contextStage: Stage = {
       if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
       else wholeChartContext(turn, ledger);
     } catch (err) {
-      throw explainBudgetFailure(err, ledger);
+      throw explainKnowledgeBudgetFailure(explainBudgetFailure(err, ledger), ledger);
     }
     turn.steps.push({
       role: 'context_preparation_timing',

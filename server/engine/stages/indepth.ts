@@ -14,6 +14,7 @@ import { contentText } from '../../context/inline-chart';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 import { reviewInDepth, reviewsInDepth } from '../indepth-review';
+import { gatheredEvidence } from '../gathered';
 
 const IN_DEPTH_RESPONSE_FORMAT = {
   type: 'json_schema',
@@ -25,7 +26,9 @@ const IN_DEPTH_RESPONSE_FORMAT = {
 };
 
 export function inDepthRequest(turn: TurnState, deps: EngineDeps): ChatRequest {
-  const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.draft?.answer ?? ''}`;
+  const gathered = gatheredEvidence(turn);
+  // The gathered section only when something was gathered: a plan without it keeps its prompt (and its cache).
+  const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.draft?.answer ?? ''}${gathered ? `\n\n=== GATHERED KB / EVIDENCE ===\n${gathered}` : ''}`;
   return {
     model: turn.profile.models.indepth!,
     messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }),

@@ -4,6 +4,7 @@ import type { Stage } from '../types';
 import { agreeStage } from './agree';
 import { answerStage } from './answer';
 import { contextStage } from './context';
+import { gatherStage } from './gather';
 import { gateStage } from './gate';
 import { groundVerdictsStage } from './ground-verdicts';
 import { finalResolveRefsStage } from './final-resolve-refs';
@@ -14,6 +15,7 @@ import { reviewStage } from './review';
 
 export const STAGES: Readonly<Partial<Record<StageName, Stage>>> = Object.freeze({
   context: contextStage,
+  gather: gatherStage,
   answer: answerStage,
   gate: gateStage,
   resolve_refs: resolveRefsStage,

@@ -96,8 +96,8 @@ export class DailyQuota {
   private readonly used = new Map<number, number>();
   constructor(private readonly clock: () => Date) {}
 
-  /** Counts one request; false when the client's quota for today is already spent. */
-  take(client: number, quota: number | null): { ok: boolean; retryAfterSeconds: number } {
+  /** Counts `units` requests (all or none); false when they would overspend the client's quota for today. */
+  take(client: number, quota: number | null, units = 1): { ok: boolean; retryAfterSeconds: number } {
     const now = this.clock();
     const today = utcDay(now);
     if (today !== this.day) {
@@ -108,8 +108,8 @@ export class DailyQuota {
     const retryAfterSeconds = Math.max(1, Math.ceil((next - now.getTime()) / 1000));
     if (quota === null) return { ok: true, retryAfterSeconds };
     const n = this.used.get(client) ?? 0;
-    if (n >= quota) return { ok: false, retryAfterSeconds };
-    this.used.set(client, n + 1);
+    if (n + units > quota) return { ok: false, retryAfterSeconds };
+    this.used.set(client, n + units);
     return { ok: true, retryAfterSeconds };
   }
 }
@@ -118,10 +118,23 @@ function unauthorized(code: string, message: string): HubError {
   return new HubError(code, 401, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 
-export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () => Date }) {
+/**
+ * The REST routes' middleware (identify, then one quota unit per request), with its two halves exposed for
+ * `/mcp`, where every request is identified but only tool calls cost quota. Both share one counter, so a
+ * client's daily quota covers REST and MCP together.
+ */
+export interface LskAuth {
+  (req: Request, res: Response, next: NextFunction): void;
+  /** Key present, well-formed, known and active; sets `res.locals.knowledgeClient`. No quota is taken. */
+  identify(req: Request, res: Response, next: NextFunction): void;
+  /** Takes `units` from the identified client's quota; on overspend sends 429 RATE_LIMIT and returns false. */
+  charge(res: Response, units?: number): boolean;
+}
+
+export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () => Date }): LskAuth {
   const digests = opts.clients.map((c) => Buffer.from(c.keySha256, 'hex'));
   const quota = new DailyQuota(opts.clock ?? (() => new Date()));
-  return (req: Request, res: Response, next: NextFunction): void => {
+  const identify = (req: Request, res: Response, next: NextFunction): void => {
     if (req.method === 'OPTIONS') return next();
     const header = req.header('authorization');
     if (header === undefined || header.trim() === '' || /^bearer\s*$/i.test(header.trim())) {
@@ -139,11 +152,21 @@ export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () 
     const client = found >= 0 ? opts.clients[found] : null;
     if (!client || (client.slug !== '*' && client.slug !== parsed[1])) return sendError(res, unauthorized('AUTH_INVALID_KEY', 'The client key is unknown or revoked.'));
     if (!client.active) return sendError(res, new HubError('AUTH_CLIENT_INACTIVE', 403, 'This client is inactive.'));
-    const taken = quota.take(found, client.dailyQuota);
-    if (!taken.ok) {
-      return sendError(res, new HubError('RATE_LIMIT', 429, 'The daily quota of this client is spent; it resets at 00:00 UTC.', { type: 'rate_limit_error', headers: { 'Retry-After': String(taken.retryAfterSeconds) } }));
-    }
     res.locals.knowledgeClient = parsed[1];
+    res.locals.knowledgeClientIndex = found;
     next();
   };
+  const charge = (res: Response, units = 1): boolean => {
+    const index = res.locals.knowledgeClientIndex as number | undefined;
+    if (index === undefined) return true;
+    const taken = quota.take(index, opts.clients[index].dailyQuota, units);
+    if (taken.ok) return true;
+    sendError(res, new HubError('RATE_LIMIT', 429, 'The daily quota of this client is spent; it resets at 00:00 UTC.', { type: 'rate_limit_error', headers: { 'Retry-After': String(taken.retryAfterSeconds) } }));
+    return false;
+  };
+  const auth = (req: Request, res: Response, next: NextFunction): void =>
+    identify(req, res, () => {
+      if (req.method === 'OPTIONS' || charge(res)) next();
+    });
+  return Object.assign(auth, { identify, charge });
 }

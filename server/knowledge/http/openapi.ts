@@ -52,6 +52,15 @@ export function knowledgeOpenApiPaths() {
         responses: { '200': { description: 'Answer, sources de-duplicated by reco_id, steps, evidence stacks', content: json('AnswerResponse') }, ...AUTH_ERRORS },
       },
     },
+    // MCP is JSON-RPC, not REST: one description entry; the tools' schemas are served by `tools/list`.
+    '/mcp': {
+      post: {
+        summary: 'MCP over Streamable HTTP (stateless, JSON replies): tools search, answer and context over the same pipeline; each returns text content plus structuredContent. One quota unit per tools/call message; GET and DELETE answer 405.',
+        security,
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 MCP message (initialize, tools/list, tools/call, …)' } } } },
+        responses: { '200': { description: 'The JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, '202': { description: 'A notification, accepted' }, '413': err('request_too_large: the body is over HUB_MAX_BODY_BYTES'), '401': AUTH_ERRORS['401'], '403': AUTH_ERRORS['403'], '429': AUTH_ERRORS['429'] },
+      },
+    },
   };
 }
 

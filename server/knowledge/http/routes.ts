@@ -12,6 +12,7 @@ import type { Logger } from '../../logger';
 import { runAnswer } from '../pipeline/answer-v1';
 import { runContext } from '../pipeline/context';
 import { runRetrieve } from '../pipeline/retrieve';
+import { mcpRouter } from '../mcp';
 import type { AnswerRequest, ContextRequest, EmitStage, PipelineDeps, RetrieveRequest, StageEvent } from '../pipeline/types';
 import { lskAuth, type KnowledgeClient } from './auth';
 import { markdownToHtml, retrieveMarkdown } from './render';
@@ -118,6 +119,9 @@ export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
     log(res, 'answer', { sources: out.sources.length, found: out.evidence.length > 0 });
     res.json(out);
   });
+
+  // MCP tools at /mcp: same keys, one shared quota counter (one unit per tool call).
+  router.use(mcpRouter({ pipeline: deps.pipeline, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes, auth }));
 
   return router;
 }

@@ -14,11 +14,15 @@ describe('runnable plans', () => {
     expect(() => assertRunnable(catalog.resolve(leg))).not.toThrow();
   });
 
-  test('a plan naming a stage this build does not run is refused with 501 before any model call', () => {
+  test('a team plan (gather before answer) is runnable', () => {
+    expect(unrunnableStages(catalog.get('team-12b-checked')!)).toEqual([]);
+  });
+
+  test('a plan this build cannot run (output mode combined) is refused with 501 before any model call', () => {
     const base = catalog.get('single-12b-bare')!;
-    const team = { ...base, id: 'team-x', stages: ['context', 'gather', ...base.stages.slice(1)] } as unknown as Profile;
-    expect(unrunnableStages(team)).toEqual(['gather']);
-    expect(() => assertRunnable(team)).toThrow(expect.objectContaining({ code: 'stage_not_implemented', status: 501 }));
+    const combined = { ...base, id: 'combined-x', policies: { ...base.policies, output: 'combined' } } as unknown as Profile;
+    expect(unrunnableStages(combined)).toEqual(['output combined']);
+    expect(() => assertRunnable(combined)).toThrow(expect.objectContaining({ code: 'stage_not_implemented', status: 501 }));
   });
 });
 

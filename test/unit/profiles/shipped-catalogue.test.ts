@@ -17,7 +17,7 @@ const CHECKED = ['context', 'answer', 'gate', 'resolve_refs', 'review', 'gate', 
 describe('shipped catalogue', () => {
   test('lists the Target profiles in yaml order with exactly one default, single-12b-bare', () => {
     expect(catalog.profiles.map((p) => p.id)).toEqual([
-      'single-12b-bare', 'single-12b-fast', 'single-12b-checked', 'single-12b-verify', 'single-12b-agree',
+      'single-12b-bare', 'single-12b-fast', 'single-12b-checked', 'single-12b-verify', 'single-12b-agree', 'team-12b-checked',
       'eval-12b-answer-only', 'eval-12b-temporal-enforce', 'catalyst-query-e4b-qwen14b', 'catalyst-query-gemma-4-12b',
     ]);
     expect(catalog.profiles.filter((p) => p.isDefault).map((p) => p.id)).toEqual(['single-12b-bare']);
@@ -30,6 +30,7 @@ describe('shipped catalogue', () => {
       'single-12b-checked': [CHECKED, 30],
       'single-12b-verify': [CHECKED, 40],
       'single-12b-agree': [[...CHECKED.slice(0, 8), 'agree', 'indepth', 'indepth_gate'], 50],
+      'team-12b-checked': [['context', 'gather', ...CHECKED.slice(1)], 100],
     };
     for (const [id, [stages, priority]] of Object.entries(plans)) {
       const p = get(id);
@@ -37,7 +38,7 @@ describe('shipped catalogue', () => {
       expect(p.selectionPriority).toBe(priority);
       expect(isProductProfile(p)).toBe(true);
       expect(p.policies).toMatchObject({ output: 'product', answerContract: 'chart_answer', temporalGate: 'enforce', drugSafety: true, confidence: 'levels' });
-      expect(p.context).toEqual({ window: 24576, reservedOutputTokens: 4096, exactTokenizer: true, supplementalSources: [] });
+      expect(p.context).toEqual({ window: 24576, reservedOutputTokens: 4096, exactTokenizer: true, supplementalSources: ['knowledge-base'] });
       expect(p.knobs.answer).toEqual({ temperature: 0 });
       expect(p.models.answer).toBe('gemma-4-12b');
       expect(p.workflow).toBe('clinical_answer');
@@ -62,6 +63,16 @@ describe('shipped catalogue', () => {
     expect(agree.models.second).toBe('qwen3.5-9b');
     expect(requiredModels(agree)).toEqual(['gemma-4-12b', 'qwen3.5-9b']);
     expect(get('single-12b-checked').prompts).toEqual({ answer: 'synthesis-answer', indepth: 'synthesis-indepth', review: 'validation-rewrite', grounding: 'grounding-facts' });
+  });
+
+  test('team-12b-checked: topology team, a Gemma 4 12B orchestrator consulting a MedGemma expert, checked like single-12b-checked', () => {
+    const team = get('team-12b-checked');
+    expect(team.topology).toBe('team');
+    expect(team.models).toEqual({ answer: 'gemma-4-12b', indepth: 'gemma-4-12b', orchestrator: 'gemma-4-12b', expert: 'medgemma-1.5-4b-q8', review: 'gemma-4-12b', grounding: 'gemma-4-12b' });
+    expect(team.prompts).toMatchObject({ orchestrator: 'orchestrator', expert: 'medical_expert' });
+    expect(team.policies.review).toEqual(get('single-12b-checked').policies.review);
+    expect(team.context).toEqual(get('single-12b-checked').context);
+    expect(requiredModels(team)).toEqual(['gemma-4-12b', 'medgemma-1.5-4b-q8']);
   });
 
   test('evaluation profiles: bare output in the chart_answer contract, gate off or enforce', () => {
@@ -118,7 +129,7 @@ describe('compiled profiles', () => {
     expect(() => { mutable.knobs.answer.temperature = 1; }).toThrow(TypeError);
     expect(() => { mutable.context.supplementalSources.push('knowledge-base'); }).toThrow(TypeError);
     expect(() => { (catalog.profiles as Profile[]).pop(); }).toThrow(TypeError);
-    expect(catalog.profiles).toHaveLength(9);
+    expect(catalog.profiles).toHaveLength(10);
   });
 
   test('discovery flags derive from the plan', () => {
