@@ -9,22 +9,16 @@
 import { Pool } from 'undici';
 import { MODEL, productChart, productScripts } from './support/product-fixtures';
 import { runAsMain, writeResult } from './support/results';
+import { ANTIBIOTIC_QUESTION, WARFARIN_CHART } from '../test/support/knowledge-demo';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 
 const TURNS = Number(process.env.BENCH_KB_TURNS ?? 100);
 const WARMUP = Number(process.env.BENCH_KB_WARMUP ?? 20);
 const PROFILE = 'single-12b-bare';
-const WARFARIN_CHART = [
-  'Patient records (most recent first):',
-  'Patient: 70-year-old Male',
-  '[1] (2026-02-01) Medication: Warfarin 5 mg tablet',
-  '[2] (2026-01-15) Condition: atrial fibrillation, status: active',
-  '[3] (2026-01-15) Finding — Weight (kg): 80 kg',
-].join('\n');
 const CASES = [
   { name: 'synthetic-365', chart: productChart(365), question: 'What is the latest weight?' },
-  { name: 'warfarin-amoxicillin', chart: WARFARIN_CHART, question: 'Can I start amoxicillin for his sinusitis?' },
+  { name: 'warfarin-amoxicillin', chart: WARFARIN_CHART, question: ANTIBIOTIC_QUESTION },
 ];
 
 async function post(pool: Pool, payload: string): Promise<Record<string, any>> {

@@ -57,7 +57,8 @@ export const KNOWLEDGE_SETTING_DOCS = [
   { name: 'KNOWLEDGE_JUDGE_MODEL', default: '(unset: the deterministic proxy judge)', description: 'Router model id that judges sufficiency on /v2/context when a request sets opts.judge_enabled, and writes the adjudicated answer of opts.agent_enabled requests (hub-mounted routes only).' },
 ] as const;
 
-function raw(env: Env, name: string): string | undefined {
+/** A setting's trimmed value, undefined when unset or blank (shared with the knowledge-base source's settings). */
+export function raw(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
@@ -72,7 +73,7 @@ function bool(env: Env, name: string, dflt: boolean, fail: Fail): boolean {
   return v === 'true';
 }
 
-function int(env: Env, name: string, dflt: number, min: number, fail: Fail): number {
+export function int(env: Env, name: string, dflt: number, min: number, fail: Fail): number {
   const v = raw(env, name);
   if (v === undefined) return dflt;
   const n = Number(v);

@@ -10,7 +10,7 @@ import { compileKnowledgeSchema } from '../../server/knowledge/http/validate';
 import { NOT_FOUND_ANSWER } from '../../server/knowledge/pipeline/answer';
 import { FakeRouter } from '../support/fake-router';
 import { startTestHub } from '../support/hub';
-import { FIXTURES, KEYS, post, sha256, startTestKnowledge, type TestKnowledge } from '../support/knowledge-service';
+import { FIXTURES, KEYS, post, sha256, startTestKnowledge, writeScriptContent, type TestKnowledge } from '../support/knowledge-service';
 
 const schemas = {
   context: compileKnowledgeSchema('MkuContextResponse'),
@@ -25,20 +25,6 @@ function expectValid(validate: (typeof schemas)[keyof typeof schemas], body: unk
   if (!ok) throw new Error(`schema: ${JSON.stringify(validate.errors)}`);
 }
 
-/** A one-MKU content set whose verbatim holds markup. */
-function writeScriptContent(dir: string): string {
-  const folder = path.join(dir, 'xss');
-  fs.mkdirSync(folder);
-  const w = (kind: string, rows: unknown[]) => fs.writeFileSync(path.join(folder, `xss.${kind}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n'));
-  w('sources', [{ source_id: 99, name: 'XSS', org: 'Test <b>org</b>' }]);
-  w('documents', [{ doc_id: 'doc_xss', title: 'Titre <img src=x onerror=alert(1)>', source_id: 99 }]);
-  w('sections', [{ id: 'sec_xss', doc_id: 'doc_xss', titles: ['Section'] }]);
-  w('chunks', [{ chunk_id: 'ch_xss', section_id: 'sec_xss', text: 'zanzibarite <script>alert(1)</script>' }]);
-  w('mkus', [{ key: 'xss', chunk_id: 'ch_xss', verbatim: 'La zanzibarite se traite <script>alert("x")</script> & cie.', reviewed: true }]);
-  w('concepts', [{ id: 'c_zanzibarite', label: 'zanzibarite' }]);
-  w('edges', [{ src: 'c_zanzibarite', rel: 'TRIGGERS', dst_key: 'xss' }]);
-  return folder;
-}
 
 let k: TestKnowledge;
 let tmp: string;

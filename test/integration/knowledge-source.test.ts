@@ -6,6 +6,7 @@
  * (in process, HTTP to a real knowledge service on loopback with a key), the degraded cases (HTTP error,
  * timeout) and the `off` status are pinned by trace states, never by time.
  */
+import { ANTIBIOTIC_QUESTION, WARFARIN_CHART } from '../support/knowledge-demo';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -24,14 +25,8 @@ const jsonl = (file: string) => fs.readFileSync(path.join(DEMO, file), 'utf8').s
 const DEMO_MKU = jsonl('mkus.jsonl').find((m) => m.safety_critical && /warfarin/i.test(m.doc_id) && /antibiotic/i.test(m.verbatim) && /INR/.test(m.verbatim));
 const DEMO_DOC = jsonl('documents.jsonl').find((d) => d.doc_id === DEMO_MKU?.doc_id);
 const DEMO_ORG = jsonl('sources.jsonl').find((x) => x.source_id === DEMO_DOC?.source_id)?.org;
-const DEMO_CHART = [
-  'Patient records (most recent first):',
-  'Patient: 70-year-old Male',
-  '[1] (2026-02-01) Medication: Warfarin 5 mg tablet',
-  '[2] (2026-01-15) Condition: atrial fibrillation, status: active',
-  '[3] (2026-01-15) Finding — Weight (kg): 80 kg',
-].join('\n');
-const DEMO_QUESTION = 'Can I start amoxicillin for his sinusitis?';
+const DEMO_CHART = WARFARIN_CHART;
+const DEMO_QUESTION = ANTIBIOTIC_QUESTION;
 /** KNOWLEDGE_CONTENT unset: the default content is the bundled demo folder. */
 const DEMO_ENV = { HUB_ANCHOR: '2026-03-10', KNOWLEDGE_SOURCE: 'auto', KNOWLEDGE_DB_PATH: ':memory:' };
 

@@ -52,3 +52,18 @@ export async function startTestKnowledge(env: Record<string, string> = {}, opts:
 export function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.open}`, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), signal });
 }
+
+/** A one-MKU content set whose verbatim holds markup (the routes and MCP must render it as text). */
+export function writeScriptContent(dir: string): string {
+  const folder = path.join(dir, 'xss');
+  fs.mkdirSync(folder);
+  const w = (kind: string, rows: unknown[]) => fs.writeFileSync(path.join(folder, `xss.${kind}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n'));
+  w('sources', [{ source_id: 99, name: 'XSS', org: 'Test <b>org</b>' }]);
+  w('documents', [{ doc_id: 'doc_xss', title: 'Titre <img src=x onerror=alert(1)>', source_id: 99 }]);
+  w('sections', [{ id: 'sec_xss', doc_id: 'doc_xss', titles: ['Section'] }]);
+  w('chunks', [{ chunk_id: 'ch_xss', section_id: 'sec_xss', text: 'zanzibarite <script>alert(1)</script>' }]);
+  w('mkus', [{ key: 'xss', chunk_id: 'ch_xss', verbatim: 'La zanzibarite se traite <script>alert("x")</script> & cie.', reviewed: true }]);
+  w('concepts', [{ id: 'c_zanzibarite', label: 'zanzibarite' }]);
+  w('edges', [{ src: 'c_zanzibarite', rel: 'TRIGGERS', dst_key: 'xss' }]);
+  return folder;
+}

@@ -4,6 +4,7 @@
  * HTTP), and how much of the ledger it may take. Parsed here, reported through config.ts (`Config.knowledgeSource`,
  * these docs spread into its SETTINGS list). `fail` throws the caller's ConfigError (no import cycle).
  */
+import { int, raw } from '../../../knowledge/settings';
 import { trimEndChars } from '../../../text-scan';
 
 export interface KnowledgeSourceSettings {
@@ -32,19 +33,6 @@ export const KNOWLEDGE_SOURCE_SETTING_DOCS = [
   { name: 'KNOWLEDGE_MAX_MANDATORY', default: '8', description: 'Safety-critical / safety-item MKUs kept mandatory per turn (best ranked first); beyond it they are ordinary records (traced as demoted).' },
   { name: 'KNOWLEDGE_SOURCE_K', default: '5', description: 'Ordinary (non-safety) MKU records the knowledge-base source adds per turn, best ranked first.' },
 ] as const;
-
-function raw(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, dflt: number, min: number, fail: Fail): number {
-  const v = raw(env, name);
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) fail(name, `expected a whole number of at least ${min}, got '${v}'`);
-  return n;
-}
 
 export function knowledgeSourceSettings(env: Env, fail: Fail): KnowledgeSourceSettings {
   const mode = (raw(env, 'KNOWLEDGE_SOURCE') ?? 'auto').toLowerCase();
