@@ -23,7 +23,15 @@ export async function safetySweep(store: KnowledgeStore, patientConceptIds: stri
   return [...seen.values()].sort((a, b) => (a.mku.id < b.mku.id ? -1 : a.mku.id > b.mku.id ? 1 : 0));
 }
 
-const FACT_LABEL: Record<string, string> = { allergy: 'Allergie du patient', treatment: 'Traitement en cours' };
+/** Conflict wording follows the MKU's language (Locus's French by default; the English demo labels read English). */
+const FACT_LABEL: Record<string, Record<string, string>> = {
+  fr: { allergy: 'Allergie du patient', treatment: 'Traitement en cours' },
+  en: { allergy: 'Patient allergy', treatment: 'Current treatment' },
+};
+
+function conflictText(lang: string, label: string, fact: string, directive: string): string {
+  return lang === 'en' ? `${label} "${fact}": ${directive}` : `${label} « ${fact} » : ${directive}`;
+}
 
 /**
  * `direct`: for each MKU, the named patient concepts that TRIGGER it directly (a depth-0 walk from those
@@ -35,11 +43,12 @@ export function safetyConflicts(hits: MkuHit[], factsByConcept: Map<string, Pati
   for (const h of hits) {
     for (const cid of direct.get(h.mku.id) ?? []) {
       for (const fact of factsByConcept.get(cid) ?? []) {
-        const label = FACT_LABEL[fact.kind];
+        const lang = h.mku.lang === 'en' ? 'en' : 'fr';
+        const label = FACT_LABEL[lang][fact.kind];
         const key = `${h.mku.id}\u0000${fact.text}`;
         if (!label || seen.has(key)) continue;
         seen.add(key);
-        out.push({ description: `${label} « ${fact.text} » : ${h.mku.directive}`, patient_factor: fact.text, mku_id: h.mku.id });
+        out.push({ description: conflictText(lang, label, fact.text, h.mku.directive), patient_factor: fact.text, mku_id: h.mku.id });
       }
     }
   }

@@ -1,5 +1,6 @@
 /** The /v2/context pipeline over a store double (the golden tests run the same on the real stores). */
 import { runContext } from '../../../server/knowledge/pipeline/context';
+import { safetyConflicts } from '../../../server/knowledge/pipeline/safety';
 import { runAnswer, answerSources, recoIdInt } from '../../../server/knowledge/pipeline/answer-v1';
 import { NOT_FOUND_ANSWER } from '../../../server/knowledge/pipeline/answer';
 import type { PipelineDeps } from '../../../server/knowledge/pipeline/types';
@@ -161,5 +162,19 @@ describe('/v1/answer shaping', () => {
     const p = fakeProvenance('doc_a', { reco_id: '9' });
     const base = { verbatim: 'v', criteria: '', directive: '', safety_critical: false, review: true, evidence_grade: null, strength: null, score: 1, paths: [], tags: [] };
     expect(answerSources([{ ...base, id: 'a', provenance: p }, { ...base, id: 'b', provenance: p }])).toEqual([{ reco_id: 9, reco_title: 'Document doc_a', source_name: 'TEST', deep_link: 'https://example.invalid/doc_a' }]);
+  });
+});
+
+describe('safety conflicts speak the language of the MKU', () => {
+  const facts = new Map([['c_drug', [{ kind: 'treatment' as const, text: 'Warfarin 5 mg' }]], ['c_all', [{ kind: 'allergy' as const, text: 'Penicillin' }]]]);
+  test.each([
+    ['fr', 'c_drug', 'Traitement en cours « Warfarin 5 mg » : surveiller l’INR'],
+    ['en', 'c_drug', 'Current treatment "Warfarin 5 mg": surveiller l’INR'],
+    ['en', 'c_all', 'Patient allergy "Penicillin": surveiller l’INR'],
+    ['de', 'c_all', 'Allergie du patient « Penicillin » : surveiller l’INR'],
+  ])('lang %s, concept %s', (lang, concept, description) => {
+    const mku = fakeMku('m1', { safety_critical: true, directive: 'surveiller l’INR', lang });
+    const out = safetyConflicts([{ mku, score: 1, path: 'safety' as never }], facts, new Map([['m1', [concept]]]));
+    expect(out).toEqual([{ description, patient_factor: facts.get(concept)![0].text, mku_id: 'm1' }]);
   });
 });
