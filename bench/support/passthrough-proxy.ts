@@ -1,7 +1,8 @@
 /**
  * A do-nothing gateway for the leg-overhead benchmark: it forwards each POST body verbatim to the
  * router with undici (as the hub does), reads the whole reply, and sends it back. What one extra HTTP
- * hop costs on this machine, so the hub's added latency can be told apart from the hop's.
+ * hop costs on this machine, so the hub's added latency can be told apart from the hop's. An SSE reply is
+ * relayed chunk by chunk as it arrives (the raw-generate streaming baseline); any other is sent whole.
  * argv[2]: the router's base URL. Prints `READY <url>`; stops when its parent goes away.
  */
 import http from 'node:http';
@@ -17,8 +18,15 @@ const server = http.createServer((req, res) => {
     upstream
       .request({ method: 'POST', path: req.url ?? '/', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
       .then(async (r) => {
+        const type = String(r.headers['content-type'] ?? 'application/json');
+        if (type.startsWith('text/event-stream')) {
+          res.writeHead(r.statusCode, { 'content-type': type, 'cache-control': 'no-cache' });
+          for await (const chunk of r.body) res.write(chunk);
+          res.end();
+          return;
+        }
         const body = Buffer.from(await r.body.arrayBuffer());
-        res.writeHead(r.statusCode, { 'content-type': String(r.headers['content-type'] ?? 'application/json'), 'content-length': body.length });
+        res.writeHead(r.statusCode, { 'content-type': type, 'content-length': body.length });
         res.end(body);
       })
       .catch((err: unknown) => {
