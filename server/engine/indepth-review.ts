@@ -7,11 +7,15 @@ import { INDEPTH_VERDICT_RESPONSE_FORMAT, flagNotes, numberedClaims, parseInDept
 import { stageMessages } from '../context/layout';
 import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling } from './checker';
+import { gatheredEvidence } from './gathered';
 import type { EngineDeps, InDepthReviewState, TurnState } from './types';
 
 export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: readonly string[]): ChatRequest {
+  // The reviewer reads what the In-Depth writer read (§7.6): the gathered section, when anything was gathered.
+  const gathered = gatheredEvidence(turn);
   const instructions = [
     deps.catalog.readPrompt(`${turn.profile.prompts.review!}-indepth`).trim(),
+    ...(gathered ? [`=== GATHERED KB / EVIDENCE ===\n${gathered}`] : []),
     `=== DIRECT ANSWER ===\n${turn.draft?.answer ?? ''}`,
     `=== IN-DEPTH CLAIMS ===\n${numberedClaims(claims)}`,
   ].join('\n\n');

@@ -69,6 +69,13 @@ describe('team-12b-checked end to end', () => {
     for (const r of [answer!, expert[0]!]) expect(String(r.body.messages[0].content).startsWith(`${context}\n\n`)).toBe(true);
     const inDepth = calls.find((r) => isCall(r, 'inDepth'))!;
     expect(userText(inDepth)).toContain(`=== GATHERED KB / EVIDENCE ===\n${GATHERED}`);
+    // Both reviewers read what their writer read: the gathered section before the text under review.
+    const answerReview = userText(calls.find((r) => isCall(r, 'answerReview'))!);
+    expect(answerReview.indexOf(`=== GATHERED KB / EVIDENCE ===\n${GATHERED}`)).toBeGreaterThan(-1);
+    expect(answerReview.indexOf('=== GATHERED KB / EVIDENCE ===')).toBeLessThan(answerReview.indexOf('=== DRAFT ANSWER ==='));
+    const inDepthReview = userText(calls.find((r) => isCall(r, 'inDepthReview'))!);
+    expect(inDepthReview.indexOf(`=== GATHERED KB / EVIDENCE ===\n${GATHERED}`)).toBeGreaterThan(-1);
+    expect(inDepthReview.indexOf('=== GATHERED KB / EVIDENCE ===')).toBeLessThan(inDepthReview.indexOf('=== DIRECT ANSWER ==='));
 
     const line = (await traceLines(ctx.hub)).find((l) => l.correlation?.request_id === 'team-stream')!;
     expect(line.models).toMatchObject({ orchestrator: 'gemma-4-12b', expert: EXPERT, synthesizer: 'gemma-4-12b' });

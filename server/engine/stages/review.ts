@@ -20,6 +20,7 @@ import { escalateAnswer } from '../confidence';
 import { loadReviewPayload } from '../review-payload';
 import { isSubstantive } from '../substance';
 import type { EngineDeps, Stage, TurnState } from '../types';
+import { gatheredNotes } from '../gather/gathered';
 import { gateText } from './gate';
 
 const FOLDED_INSTRUCTIONS =
@@ -43,6 +44,9 @@ export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly
   const parts = [deps.catalog.readPrompt(`${turn.profile.prompts.review!}-answer`).trim()];
   const confirmedBlock = renderConfirmed(confirmed);
   if (confirmedBlock) parts.push(confirmedBlock);
+  // The reviewer reads what the writer read (§7.3): team gather's expert notes, when there are any.
+  const gathered = gatheredNotes(turn).trim();
+  if (gathered) parts.push(`=== GATHERED KB / EVIDENCE ===\n${gathered}`);
   parts.push(`=== DRAFT ANSWER ===\n${draft.answer}`);
   const rows = gateText({ answer: '', blocks: draft.blocks });
   if (rows) parts.push(`=== STRUCTURED BLOCK TEXT ===\n${rows}`);
