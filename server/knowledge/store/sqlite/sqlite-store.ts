@@ -3,6 +3,7 @@
  * `WITH RECURSIVE`. `openSqliteStore` returns the KnowledgeStore port (scores and filters live in reads.ts).
  */
 import fs from 'node:fs';
+import { Statements } from './statements';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CrossRefRow, ProvenanceRow, StoreDriver, TriggerRow } from '../driver';
@@ -61,7 +62,10 @@ class SqliteDriver implements StoreDriver {
   private readonly writer: SqliteWriter;
   private info: IndexInfo | null;
 
+  private readonly sql: Statements;
+
   constructor(private readonly db: Database.Database, readonly vectors: VectorIndex) {
+    this.sql = new Statements(db);
     const row = db.prepare("SELECT value FROM meta WHERE key = 'index_info'").get() as { value: string } | undefined;
     this.info = row ? (JSON.parse(row.value) as IndexInfo) : null;
     if (this.info) vectors.ensure(this.info.dimension);
@@ -69,15 +73,15 @@ class SqliteDriver implements StoreDriver {
   }
 
   async conceptCandidates(terms: string[], limit: number) {
-    const rows = this.db
-      .prepare(`SELECT ${CONCEPT_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM concept_fts f JOIN concepts c ON c.rid = f.rowid WHERE concept_fts MATCH ? ORDER BY f.rank LIMIT ?`)
+    const rows = this.sql
+      .get(`SELECT ${CONCEPT_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM concept_fts f JOIN concepts c ON c.rid = f.rowid WHERE concept_fts MATCH ? ORDER BY f.rank LIMIT ?`)
       .all(ftsMatch(terms), limit) as ConceptRow[];
     return rows.map(toConcept);
   }
 
   async mkuCandidates(terms: string[], limit: number) {
-    const rows = this.db
-      .prepare(`SELECT ${MKU_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')} FROM mku_fts f JOIN mkus m ON m.rid = f.rowid WHERE mku_fts MATCH ? ORDER BY f.rank LIMIT ?`)
+    const rows = this.sql
+      .get(`SELECT ${MKU_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')} FROM mku_fts f JOIN mkus m ON m.rid = f.rowid WHERE mku_fts MATCH ? ORDER BY f.rank LIMIT ?`)
       .all(ftsMatch(terms), limit) as MkuRow[];
     return rows.map(toMku);
   }
@@ -90,33 +94,33 @@ class SqliteDriver implements StoreDriver {
   }
 
   async triggerRows(seeds: string[], depth: number): Promise<TriggerRow[]> {
-    const rows = this.db.prepare(TRIGGERS_SQL).all(JSON.stringify(seeds), depth) as Array<{ seed: string; hops: number; mku_id: string; props_json: string }>;
+    const rows = this.sql.get(TRIGGERS_SQL).all(JSON.stringify(seeds), depth) as Array<{ seed: string; hops: number; mku_id: string; props_json: string }>;
     return rows.map((r) => ({ seed: r.seed, hops: r.hops, mku_id: r.mku_id, props: JSON.parse(r.props_json) as Record<string, unknown> }));
   }
 
   async crossRefRows(mkuIds: string[], maxHops: number): Promise<CrossRefRow[]> {
-    const rows = this.db.prepare(CROSS_REF_SQL).all(JSON.stringify(mkuIds), maxHops) as Array<{ src: string; dst: string; props_json: string; hops: number }>;
+    const rows = this.sql.get(CROSS_REF_SQL).all(JSON.stringify(mkuIds), maxHops) as Array<{ src: string; dst: string; props_json: string; hops: number }>;
     return rows.map((r) => ({ src: r.src, dst: r.dst, hops: r.hops, props: JSON.parse(r.props_json) as Record<string, unknown> }));
   }
 
   async mkus(ids: string[]) {
     if (ids.length === 0) return [];
-    return (this.db.prepare(`SELECT ${MKU_COLUMNS} FROM mkus WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MkuRow[]).map(toMku);
+    return (this.sql.get(`SELECT ${MKU_COLUMNS} FROM mkus WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MkuRow[]).map(toMku);
   }
 
   async concepts(ids: string[]) {
     if (ids.length === 0) return [];
-    return (this.db.prepare(`SELECT ${CONCEPT_COLUMNS} FROM concepts WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as ConceptRow[]).map(toConcept);
+    return (this.sql.get(`SELECT ${CONCEPT_COLUMNS} FROM concepts WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as ConceptRow[]).map(toConcept);
   }
 
   async chunks(ids: string[]) {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare('SELECT chunk_id, section_id, text, page FROM chunks WHERE chunk_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids));
+    const rows = this.sql.get('SELECT chunk_id, section_id, text, page FROM chunks WHERE chunk_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids));
     return (rows as Array<{ chunk_id: string; section_id: string; text: string; page: string | null }>).map(toChunk);
   }
 
   async provenanceRows(mkuIds: string[]): Promise<ProvenanceRow[]> {
-    const rows = this.db.prepare(PROVENANCE_SQL).all(JSON.stringify(mkuIds)) as Array<Omit<ProvenanceRow, 'section_titles' | 'section_pages'> & { titles_json: string; pages_json: string }>;
+    const rows = this.sql.get(PROVENANCE_SQL).all(JSON.stringify(mkuIds)) as Array<Omit<ProvenanceRow, 'section_titles' | 'section_pages'> & { titles_json: string; pages_json: string }>;
     return rows.map(({ titles_json, pages_json, ...r }) => ({ ...r, section_titles: JSON.parse(titles_json) as string[], section_pages: JSON.parse(pages_json) as string[] }));
   }
 

@@ -7,20 +7,18 @@ import type { ContentBatch, IndexInfo } from '../port';
 import { rowHash, vectorToBuffer } from '../row-hash';
 import type { VectorIndex } from './vectors';
 import type { VectorKind } from './schema';
+import { Statements } from './statements';
 
 export class SqliteWriter {
   // Prepared once: a bulk load runs the same few statements thousands of times.
-  private readonly stmts = new Map<string, Database.Statement>();
+  private readonly stmts: Statements;
 
-  constructor(private readonly db: Database.Database, private readonly vectors: VectorIndex, private readonly info: () => IndexInfo | null) {}
+  constructor(private readonly db: Database.Database, private readonly vectors: VectorIndex, private readonly info: () => IndexInfo | null) {
+    this.stmts = new Statements(db);
+  }
 
   private stmt(sql: string): Database.Statement {
-    let st = this.stmts.get(sql);
-    if (!st) {
-      st = this.db.prepare(sql);
-      this.stmts.set(sql, st);
-    }
-    return st;
+    return this.stmts.get(sql);
   }
 
   write(batch: ContentBatch): number {

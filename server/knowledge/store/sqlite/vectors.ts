@@ -4,6 +4,7 @@
  * knowledge-layer.md §6.7). Node tables always keep the embedding, so either path answers the same.
  */
 import type Database from 'better-sqlite3';
+import { Statements } from './statements';
 import { bufferToVector, cosine, vectorToBuffer } from '../row-hash';
 import type { Knn } from '../driver';
 import { VECTOR_TABLES, type VectorKind } from './schema';
@@ -67,7 +68,12 @@ class BruteForceIndex implements VectorIndex {
 
 class Vec0Index implements VectorIndex {
   readonly engine = 'sqlite-vec' as const;
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: Statements;
+  /** Vector tables seen to exist (they are only ever created, never dropped, while the store is open). */
+  private readonly present = new Set<string>();
+  constructor(private readonly db: Database.Database) {
+    this.sql = new Statements(db);
+  }
 
   ensure(dimension: number): void {
     for (const t of Object.values(VECTOR_TABLES)) {
@@ -88,21 +94,27 @@ class Vec0Index implements VectorIndex {
 
   upsert(kind: VectorKind, rid: number, vec: Float32Array): void {
     const t = VECTOR_TABLES[kind];
-    this.db.prepare(`DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(rid));
-    this.db.prepare(`INSERT INTO ${t.vec}(rowid, embedding) VALUES (?, ?)`).run(BigInt(rid), vectorToBuffer(vec));
+    this.sql.get(`DELETE FROM ${t.vec} WHERE rowid = ?`).run(BigInt(rid));
+    this.sql.get(`INSERT INTO ${t.vec}(rowid, embedding) VALUES (?, ?)`).run(BigInt(rid), vectorToBuffer(vec));
   }
 
   remove(kind: VectorKind, rid: number): void {
-    this.db.prepare(`DELETE FROM ${VECTOR_TABLES[kind].vec} WHERE rowid = ?`).run(BigInt(rid));
+    this.sql.get(`DELETE FROM ${VECTOR_TABLES[kind].vec} WHERE rowid = ?`).run(BigInt(rid));
   }
 
   knn(kind: VectorKind, vec: Float32Array, k: number): Knn[] {
     const t = VECTOR_TABLES[kind];
-    const exists = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(t.vec);
-    if (!exists || k <= 0) return [];
-    const rows = this.db
-      .prepare(`SELECT n.${t.id} AS id, v.distance AS distance FROM (SELECT rowid, distance FROM ${t.vec} WHERE embedding MATCH ? AND k = ?) v JOIN ${t.table} n ON n.rid = v.rowid ORDER BY v.distance, n.${t.id}`)
+    if (k <= 0 || !this.exists(t.vec)) return [];
+    const rows = this.sql
+      .get(`SELECT n.${t.id} AS id, v.distance AS distance FROM (SELECT rowid, distance FROM ${t.vec} WHERE embedding MATCH ? AND k = ?) v JOIN ${t.table} n ON n.rid = v.rowid ORDER BY v.distance, n.${t.id}`)
       .all(vectorToBuffer(vec), k) as Array<{ id: string; distance: number }>;
     return rows.map((r) => ({ id: r.id, similarity: 1 - r.distance }));
+  }
+
+  private exists(table: string): boolean {
+    if (this.present.has(table)) return true;
+    const found = this.sql.get('SELECT 1 FROM sqlite_master WHERE name = ?').get(table) !== undefined;
+    if (found) this.present.add(table);
+    return found;
   }
 }
