@@ -69,7 +69,7 @@ async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: n
 async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, unknown>> {
   const recorder = new FakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
   await recorder.start();
-  const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: recorder.baseUrl, KNOWLEDGE_SOURCE: 'off' }, ROOT));
+  const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: recorder.baseUrl, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:' }, ROOT));
   try {
     const pool = new Pool(hub.url, { connections: 1 });
     await timeRequests(pool, hubBody, 1, 1);

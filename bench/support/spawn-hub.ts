@@ -101,6 +101,7 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
         HUB_ANCHOR: '2026-03-10',
         // The knowledge-base source off unless a suite or bench turns it on: turns keep their prompts and call counts.
         KNOWLEDGE_SOURCE: 'off',
+        KNOWLEDGE_DB_PATH: ':memory:',
         ...env,
         ...(process.env.BENCH_HUB_NODE_OPTIONS !== undefined ? { NODE_OPTIONS: process.env.BENCH_HUB_NODE_OPTIONS } : {}),
         BENCH_HUB_ROOT: ROOT,

@@ -94,7 +94,7 @@ describe('graceful shutdown', () => {
     await hub.close();
     router.script({ match: { contains: 'DIRECT ANSWER' }, fault: 'hang' }, { content: ANSWER });
     const child = spawn(process.execPath, ['-r', path.join(ROOT, 'scripts/register-ts.js'), path.join(ROOT, 'server/main.ts')], {
-      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LLM_BASE_URL: router.baseUrl, LOG_LEVEL: 'silent', HUB_DRAIN_SECONDS: '0.2', TEAM_TRACE_DIR: path.join(hub.traceDir, 'child') },
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LLM_BASE_URL: router.baseUrl, LOG_LEVEL: 'silent', KNOWLEDGE_DB_PATH: ':memory:', HUB_DRAIN_SECONDS: '0.2', TEAM_TRACE_DIR: path.join(hub.traceDir, 'child') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

@@ -12,8 +12,9 @@ export async function startTestHub(env: Record<string, string>): Promise<Running
   // Each hub traces into its own temporary directory (tests read it through hub.trace / the file).
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-trace-'));
   // The knowledge-base source is off unless a suite turns it on (KNOWLEDGE_SOURCE=auto, with KNOWLEDGE_DB_PATH=:memory:
-  // and its own KNOWLEDGE_CONTENT): the other suites keep their prompts and router call counts, and open no store.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: traceDir, KNOWLEDGE_SOURCE: 'off', ...env }, ROOT);
+  // and its own KNOWLEDGE_CONTENT): the other suites keep their prompts and router call counts. A store any suite
+  // opens is in memory unless it names a file: no test writes into the checkout's data/knowledge/.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEAM_TRACE_DIR: traceDir, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:', ...env }, ROOT);
   const hub = await startHub(config);
   const close = hub.close.bind(hub);
   // The temporary trace directory goes with the hub (a test that reads traces does so before closing).

@@ -33,7 +33,7 @@ export function useQuerystoreHub(opts: QuerystoreHubOptions): QuerystoreHub {
     const sink = new Writable({ write(chunk, _enc, done) { ctx.logs.push(String(chunk)); done(); } });
     ctx.traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-qs-trace-'));
     const config = loadConfig({
-      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', HUB_ANCHOR: '2026-03-10', TEAM_TRACE_DIR: ctx.traceDir, KNOWLEDGE_SOURCE: 'off',
+      PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', HUB_ANCHOR: '2026-03-10', TEAM_TRACE_DIR: ctx.traceDir, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:',
       LLM_BASE_URL: ctx.router.baseUrl, QUERYSTORE_BASE_URL: qsUrl, QUERYSTORE_USERNAME: 'med-agent-hub', QUERYSTORE_PASSWORD: 'hub-secret', ...opts.env,
     }, ROOT);
     ctx.hub = await startHub(config, { logDestination: sink });
