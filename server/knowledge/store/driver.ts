@@ -3,7 +3,7 @@
  * KnowledgeStore port, so scoring, hop discounts, LINEAGE filtering and ordering are one piece of code for
  * every engine and the contract suite sees the same answers from both.
  */
-import type { ChunkNode, Concept, ContentBatch, IndexInfo, Mku, StoreCounts } from './port';
+import type { ChunkNode, Concept, ContentBatch, IndexInfo, Mku, Provenance, StoreCounts } from './port';
 
 export interface Knn {
   id: string;
@@ -27,19 +27,10 @@ export interface CrossRefRow {
   hops: number;
 }
 
-export interface ProvenanceRow {
+/** One FROM_CHUNK join row: the document and source fields of `Provenance` as stored, plus the row's section and chunk. */
+export interface ProvenanceRow
+  extends Pick<Provenance, 'doc_id' | 'doc_title' | 'doc_url' | 'reco_id' | 'year' | 'license' | 'doc_summary' | 'source_id' | 'source_name' | 'source_org' | 'section_titles'> {
   mku_id: string;
-  doc_id: string;
-  doc_title: string;
-  doc_url: string | null;
-  reco_id: string | null;
-  year: number | null;
-  license: string | null;
-  doc_summary: string | null;
-  source_id: number | null;
-  source_name: string;
-  source_org: string;
-  section_titles: string[];
   section_pages: string[];
   section_summary: string | null;
   chunk_page: string | null;
