@@ -4,7 +4,8 @@
  * (test/support/hub-process.ts). The hub sources are compiled once per run to plain JavaScript in a temporary
  * directory (swc, as scripts/register-ts.js does), so the child runs like `npm start` does — without a
  * TypeScript compiler loaded in it inflating its RSS or its CPU.
- * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof),
+ * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof; sampling
+ * every BENCH_HUB_CPU_PROF_INTERVAL_US microseconds when set),
  * and BENCH_HUB_NODE_OPTIONS to run the hub children (only them) with other Node options.
  */
 import { transformSync } from '@swc/core';
@@ -90,7 +91,9 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-trace-'));
   const profDir = process.env.BENCH_HUB_CPU_PROF;
   try {
-    const flags = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir)] : []), ...(opts.exposeGc ? ['--expose-gc'] : [])];
+    const interval = process.env.BENCH_HUB_CPU_PROF_INTERVAL_US;
+    const prof = profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir), ...(interval ? ['--cpu-prof-interval', interval] : [])] : [];
+    const flags = [...prof, ...(opts.exposeGc ? ['--expose-gc'] : [])];
     const child = await spawnBenchChild([...flags, entry], {
       inheritEnv: opts.inheritEnv,
       env: {

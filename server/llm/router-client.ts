@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { closePool, Pool } from './undici-pool';
+import { warmConnector, type WarmConnector } from './warm-connector';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
@@ -57,6 +58,7 @@ function ok(status: number): boolean {
 
 class LlamaRouterClient implements RouterClient {
   private readonly pool: Pool;
+  private readonly connector: WarmConnector;
   private readonly prefix: string;
   private readonly baseUrl: string;
   private readonly headers: Record<string, string>;
@@ -79,9 +81,10 @@ class LlamaRouterClient implements RouterClient {
     this.loadingRetryDelayMs = opts.loadingRetryDelayMs ?? 500;
     this.headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (opts.apiKey) this.headers.authorization = `Bearer ${opts.apiKey}`;
+    this.connector = warmConnector(new URL(url.origin), { timeoutMs: opts.connectTimeoutMs });
     // undici's 300 s defaults would cut long generations: the idle timeout replaces both (0 disables).
     this.pool = new Pool(url.origin, {
-      connectTimeout: opts.connectTimeoutMs,
+      connect: this.connector.connect,
       headersTimeout: opts.idleTimeoutMs,
       bodyTimeout: opts.idleTimeoutMs,
     });
@@ -194,8 +197,13 @@ class LlamaRouterClient implements RouterClient {
     return this.semaphore.state();
   }
 
+  preconnect(): void {
+    this.connector.preconnect();
+  }
+
   /** Graceful close; after a short grace, in-flight router requests are cut (shutdown must not hang on a stream). */
   async close(): Promise<void> {
+    this.connector.close();
     await closePool(this.pool, CLOSE_GRACE_MS);
   }
 

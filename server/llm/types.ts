@@ -103,6 +103,11 @@ export interface RouterClient {
   inputTokens(req: ChatRequest, opts?: CallOptions): Promise<number | null>;
   /** false once the router answered 404 for input_tokens (then inputTokens returns null without a request). */
   hasInputTokens(): boolean;
+  /**
+   * A model call is about to come: open a connection to the backend now, so the call does not wait for
+   * one. Optional (an in-process engine has nothing to open); never throws, costs nothing when one is open.
+   */
+  preconnect?(): void;
   /** Slot semaphore state, for metrics and tests. */
   slotState(): { inFlight: number; queued: number; capacity: number; maxQueue: number };
   close(): Promise<void>;

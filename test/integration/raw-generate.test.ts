@@ -17,6 +17,23 @@ function dataFrames(text: string): string[] {
   });
 }
 
+describe('the router connection is opened ahead of the model call', () => {
+  const ctx = useRouterAndHub({ models: ['gemma-4-12b'] });
+
+  test('a POST to a model route opens a router connection while its body is checked, even when the body is then refused', async () => {
+    const before = ctx.router.connectionsAccepted;
+    const res = await postJson(`${ctx.hub.url}/v1/hub/generate`, { model: 'gemma-4-12b' }); // no messages: 400
+    expect(res.status).toBe(400);
+    await until(() => ctx.router.connectionsAccepted > before);
+    expect(ctx.router.chatRequests()).toHaveLength(0);
+    // The next call is served: on that connection or a fresh one, never failing for its sake.
+    ctx.router.script({ content: 'ok' });
+    const served = await postJson(`${ctx.hub.url}/v1/hub/generate`, { model: 'gemma-4-12b', messages: [{ role: 'user', content: 'q' }] });
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as any).content).toBe('ok');
+  });
+});
+
 describe('POST /v1/hub/generate', () => {
   const ctx = useRouterAndHub({ models: ['qwen2.5-14b', 'gemma-4-12b'], env: { ROUTER_MAX_CONCURRENCY: '1' } });
   const url = () => `${ctx.hub.url}/v1/hub/generate`;

@@ -90,6 +90,7 @@ export class FakeRouter {
   private modelsConfigured = false;
   private server?: http.Server;
   private readonly sockets = new Set<Socket>();
+  private accepted = 0;
   private url = '';
   private open = 0;
   private maxOpen = 0;
@@ -106,7 +107,7 @@ export class FakeRouter {
   async start(): Promise<string> {
     if (this.server) return this.url;
     const server = http.createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s: Socket) => { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); });
+    server.on('connection', (s: Socket) => { this.accepted++; this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); });
     await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(0, '127.0.0.1', () => resolve()); });
     this.server = server;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -122,6 +123,11 @@ export class FakeRouter {
     server.closeAllConnections();
     await closed;
     await this.waitIdle(1000).catch(() => undefined); // 'close' of the destroyed exchanges comes a tick later
+  }
+
+  /** TCP connections accepted since start (a connection opened ahead of a call counts before any request). */
+  get connectionsAccepted(): number {
+    return this.accepted;
   }
 
   get baseUrl(): string {

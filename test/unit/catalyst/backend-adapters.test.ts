@@ -87,4 +87,38 @@ describe('advertisedModels', () => {
     await expect(models.check('b', signal)).resolves.toMatchObject({ advertised: false });
     expect(listings).toBe(6);
   });
+
+  test('past half its TTL a known id still answers from memory while one background refresh renews the listing', async () => {
+    let clock = 0;
+    let listings = 0;
+    let current = inv(['a']);
+    let release: () => void = () => undefined;
+    const router = stubRouter({
+      listModels: () => {
+        listings++;
+        if (listings === 1) return Promise.resolve(current);
+        return new Promise<ModelInventory>((resolve) => { release = () => resolve(current); });
+      },
+    });
+    const models = advertisedModels(router, 1000, () => clock);
+    const signal = new AbortController().signal;
+    await models.check('a', signal);
+    clock = POSITIVE_TTL_MS / 2;
+    await expect(models.check('a', signal)).resolves.toEqual({ advertised: true, inventory: null });
+    await expect(models.check('a', signal)).resolves.toEqual({ advertised: true, inventory: null });
+    await new Promise((r) => setImmediate(r)); // the refresh starts once the calling request has gone out
+    expect(listings).toBe(2); // one refresh in flight, not one per call
+    current = inv(['b']);
+    release();
+    await new Promise((r) => setImmediate(r));
+    // The renewed listing (taken at TTL/2) now answers: 'a' is gone, and is asked live; 'b' answers from memory.
+    clock = POSITIVE_TTL_MS * 0.9;
+    await expect(models.check('b', signal)).resolves.toEqual({ advertised: true, inventory: null });
+    expect(listings).toBe(2);
+    release = () => undefined;
+    const live = models.check('a', signal);
+    release();
+    await expect(live).resolves.toMatchObject({ advertised: false });
+    expect(listings).toBe(3);
+  });
 });

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import * as undici from 'undici';
 import { Pool, UNDICI_API_MODULE } from '../../../server/llm/undici-pool';
+import { buildConnector } from '../../../server/llm/warm-connector';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -14,6 +15,10 @@ test("the Pool and its request API are undici's exported ones", () => {
   const api = require(UNDICI_API_MODULE) as Record<string, unknown>;
   expect(Object.keys(api).sort()).toEqual(['connect', 'pipeline', 'request', 'stream', 'upgrade']);
   expect((Pool.prototype as unknown as Record<string, unknown>).request).toBe(api.request);
+});
+
+test("the spare-connection connector builds on undici's exported connector factory", () => {
+  expect(buildConnector).toBe(undici.buildConnector);
 });
 
 test('loaded alone, the pool can make requests and the package index is never loaded', () => {

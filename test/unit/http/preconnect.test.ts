@@ -1,0 +1,21 @@
+/** Which requests open the model backend's connection ahead of their first model call (http/preconnect.ts). */
+import { callsModel } from '../../../server/http/preconnect';
+
+const CATALYST = '/v1/hub/query-profiles';
+const RAW = '/v1/hub/generate';
+
+test.each([
+  ['POST', '/v1/chat/completions', true],
+  ['POST', RAW, true],
+  ['POST', `${CATALYST}/catalyst-query-gemma-4-12b/roles/query_generate/generate`, true],
+  ['POST', `${CATALYST}/catalyst-query-gemma-4-12b/roles/query_generate/warm`, true],
+  ['GET', `${CATALYST}`, false],
+  ['POST', CATALYST, false],
+  ['GET', '/v1/chat/completions', false],
+  ['GET', '/health', false],
+  ['POST', '/v1/models', false],
+  ['POST', '/v2/context', false],
+  ['POST', '/v1/chat/completionsx', false],
+])('%s %s → %s', (method, path, expected) => {
+  expect(callsModel(method, path, CATALYST, RAW)).toBe(expected);
+});
