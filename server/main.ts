@@ -15,7 +15,7 @@ import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
-import { createKnowledgeService, type KnowledgeService } from './knowledge';
+import type { KnowledgeService } from './knowledge';
 import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
 
 export interface RunningHub {
@@ -75,7 +75,8 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   let knowledge: KnowledgeService | null = null;
   try {
     const engineNeeded = config.knowledge.enabled || needsEmbeddedEngine(config.knowledgeSource);
-    knowledge = engineNeeded ? await createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
+    // Loaded only when used: the knowledge engine brings its store driver and content loader.
+    knowledge = engineNeeded ? await (await import('./knowledge')).createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
   } catch (err) {
     if (config.knowledge.enabled) {
       await router.close();

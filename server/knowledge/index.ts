@@ -12,7 +12,6 @@ import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
 import { createEmbedder, type ClosableEmbedder } from './embedder';
 import { clientsFromHashes, loadKeyFile, type KnowledgeClient } from './http/auth';
-import { knowledgeRouter } from './http/routes';
 import { loadContent, type LoadReport } from './loader';
 import type { KnowledgeModel, PipelineDeps } from './pipeline/types';
 import type { KnowledgeConfig } from './settings';
@@ -34,7 +33,8 @@ export interface KnowledgeServiceDeps {
 }
 
 export interface KnowledgeService {
-  router: express.Router;
+  /** The routes; built (and the MCP SDK behind them loaded) on first read: the in-process source never reads it. */
+  readonly router: express.Router;
   store: KnowledgeStore;
   pipeline: PipelineDeps;
   clients: readonly KnowledgeClient[];
@@ -91,6 +91,18 @@ export async function createKnowledgeService(config: KnowledgeConfig, deps: Know
   if (config.judgeModel && !deps.router) deps.logger.warn('KNOWLEDGE_JUDGE_MODEL is set but no router is available here: the proxy judge runs');
   const model = config.judgeModel && deps.router ? routerModel(deps.router, config.judgeModel) : null;
   const pipeline: PipelineDeps = { store, embedder, policy: { allowUnreviewed: config.allowUnreviewed, model } };
-  const router = knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes });
-  return { router, store, pipeline, clients, loaded, close };
+  let router: express.Router | undefined;
+  return {
+    get router() {
+      // Loaded here, not at the top: the routes bring the MCP SDK and zod (~30 MB resident) that a hub using
+      // only its knowledge-base source never needs.
+      const { knowledgeRouter } = require('./http/routes') as typeof import('./http/routes');
+      return (router ??= knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes }));
+    },
+    store,
+    pipeline,
+    clients,
+    loaded,
+    close,
+  };
 }

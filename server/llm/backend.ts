@@ -5,7 +5,6 @@
 import type { Config } from '../config';
 import { reduceUrl } from '../sanitize';
 import type { BackendStatus } from './backend-status';
-import { createEmbeddedEngine } from './embedded';
 import { createRouterClient } from './router-client';
 import type { RouterClient } from './types';
 
@@ -18,6 +17,8 @@ export interface ModelBackend {
 
 export function createModelBackend(config: Config): ModelBackend {
   if (config.llmBackend === 'embedded') {
+    // Loaded only on this backend: a hub in front of a router never needs the engine or its template renderer.
+    const { createEmbeddedEngine } = require('./embedded') as typeof import('./embedded');
     const engine = createEmbeddedEngine({
       ...config.embedded,
       maxConcurrency: config.routerMaxConcurrency,
