@@ -25,6 +25,9 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
 // The value starts at a non-space (`\S.*`, not `.*`): the greedy `\s*` before it already took every
 // blank, so the match is the same and the two quantifiers share no character.
 const INI_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(?:\S.*)?$/gm;
+/** INI_LINE on a text without line terminators, where `^` and `$` can only be its ends. */
+const INI_ONE_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(?:\S.*)?$/;
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const MAX_DEPTH = 64;
 
@@ -61,9 +64,17 @@ function judgeKey(key: string): boolean {
   return words.some((w, i) => i > 0 && PAIR_HEADS.has(w) && PAIR_QUALIFIERS.has(words[i - 1]));
 }
 
+const urlKeyCache = new Map<string, boolean>();
+
 function isUrlKey(key: string): boolean {
-  const k = key.toLowerCase();
-  return k.endsWith('url') || k.endsWith('uri') || k.endsWith('endpoint');
+  let verdict = urlKeyCache.get(key);
+  if (verdict === undefined) {
+    const k = key.toLowerCase();
+    verdict = k.endsWith('url') || k.endsWith('uri') || k.endsWith('endpoint');
+    if (urlKeyCache.size >= SECRET_KEY_CACHE_LIMIT) urlKeyCache.clear();
+    urlKeyCache.set(key, verdict);
+  }
+  return verdict;
 }
 
 /** scheme://host[:port]/path — no userinfo, query or fragment; anything unparsable is withheld entirely. */
@@ -84,6 +95,11 @@ function sanitizeText(s: string): string {
   let out = s.includes('://') ? s.replace(URL_IN_TEXT, (m) => reduceUrl(m)) : s;
   if (out.includes('Bearer') || out.includes('Basic')) out = out.replace(BEARER_IN_TEXT, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   if (out.includes('=') || out.includes(':')) {
+    if (!LINE_TERMINATOR.test(out)) {
+      // One line (a source id, a timestamp, a reason): at most one match, the whole text; no replace pass.
+      const m = INI_ONE_LINE.exec(out);
+      return m && isSecretKey(m[2]) ? `${m[1]}${m[2]}${m[3]}${REDACTED}` : out;
+    }
     out = out.replace(INI_LINE, (line, pre: string, key: string, sep: string) => (isSecretKey(key) ? `${pre}${key}${sep}${REDACTED}` : line));
   }
   return out;
@@ -155,11 +171,63 @@ export function sanitize(value: unknown): unknown {
  * the equality); anything the replacer cannot take (a cycle) falls back to the copying sanitiser.
  */
 export function sanitizedJson(value: unknown): string {
+  // Plain data (all a trace line holds) is cleaned copy-on-write and stringified without a replacer:
+  // a replacer call per value cost several times the serialisation itself. Anything else takes the
+  // replacer, whose output the fast path reproduces (a randomized test pins the equality).
+  const plain = cleanPlain(value, 0);
+  if (plain !== NOT_PLAIN) return JSON.stringify(plain);
   try {
     return JSON.stringify(value, sanitizingReplacer);
   } catch {
     return JSON.stringify(sanitize(value));
   }
+}
+
+const NOT_PLAIN: unique symbol = Symbol('not plain');
+
+/**
+ * What the replacer would make of `value`, for plain data only (objects of Object.prototype or none,
+ * arrays, primitives but bigint): the same object when nothing changes, else a copy of the changed
+ * path. NOT_PLAIN for anything else (Date, Error, toJSON, bigint, or deeper than MAX_DEPTH — cycles).
+ */
+function cleanPlain(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return sanitizeText(value);
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? NOT_PLAIN : value;
+  if (depth > MAX_DEPTH) return NOT_PLAIN;
+  if (Array.isArray(value)) return cleanArray(value, depth);
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const v = obj[key];
+    let c: unknown;
+    if (key !== '' && isSecretKey(key)) c = REDACTED;
+    else if (key !== '' && typeof v === 'string' && isUrlKey(key)) c = v === '' ? '' : reduceUrl(v);
+    else c = cleanPlain(v, depth + 1);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    if (c !== v && out === null) {
+      // A null-prototype copy: a `__proto__` key stays an own data member, in its place.
+      out = Object.create(null) as Record<string, unknown>;
+      for (let j = 0; j < i; j++) out[keys[j]] = obj[keys[j]];
+    }
+    if (out !== null) out[key] = c;
+  }
+  return out ?? obj;
+}
+
+function cleanArray(arr: unknown[], depth: number): unknown {
+  const items = arr.some((v) => typeof v === 'string' && v.startsWith('-')) ? redactFlagValues(arr) : arr;
+  let out: unknown[] | null = items === arr ? null : items;
+  for (let i = 0; i < items.length; i++) {
+    const c = cleanPlain(items[i], depth + 1);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    if (c !== items[i] && out === null) out = items.slice();
+    if (out !== null) out[i] = c;
+  }
+  return out ?? arr;
 }
 
 function sanitizingReplacer(this: unknown, key: string, value: unknown): unknown {

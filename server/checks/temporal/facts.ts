@@ -22,6 +22,7 @@ const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'Ju
 const DAY_MS = 86_400_000;
 const MAX_SUMMARIES = 8;
 const ENCOUNTER_CLASSES = new Set(['encounter', 'visit']);
+const ENCOUNTER_CLASS_LENGTHS = new Set([...ENCOUNTER_CLASSES].map((c) => c.length));
 const RETURN_VISIT = /return visit/i;
 const APPOINTMENT_CONCEPT = /appointment|return visit|follow[- ]?up|scheduled visit/i;
 
@@ -32,14 +33,33 @@ export interface TemporalFactsOptions {
 
 const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
+/**
+ * Per-date values asked for again and again within a turn (a chart has a few hundred dates, each
+ * read for every record, series point and candidate on it), kept by date text, bounded.
+ */
+const DATES_KEPT = 4096;
+const DATE_IDS = new Map<string, string>();
+const UTC_DAYS = new Map<string, number>();
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= DATES_KEPT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
 /** `2026-03-02` → `D2026_03_02`. */
 export function dateId(iso: string): string {
-  // Every ledger date has the ISO shape: sliced, not rewritten by a regex (it runs for every record).
-  return ISO_SHAPE.test(iso) ? `D${iso.slice(0, 4)}_${iso.slice(5, 7)}_${iso.slice(8, 10)}` : `D${iso.replace(/-/g, '_')}`;
+  const known = DATE_IDS.get(iso);
+  if (known !== undefined) return known;
+  // Every ledger date has the ISO shape: sliced, not rewritten by a regex.
+  const id = ISO_SHAPE.test(iso) ? `D${iso.slice(0, 4)}_${iso.slice(5, 7)}_${iso.slice(8, 10)}` : `D${iso.replace(/-/g, '_')}`;
+  return remember(DATE_IDS, iso, id);
 }
 
 function utcDay(iso: string): number {
-  return Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10)));
+  const known = UTC_DAYS.get(iso);
+  if (known !== undefined) return known;
+  return remember(UTC_DAYS, iso, Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))));
 }
 
 
@@ -136,7 +156,9 @@ function* daySummary(date: string | null, clinical: readonly ChartEvent[]): Step
 }
 
 function isEncounter(e: ChartEvent): boolean {
-  return ENCOUNTER_CLASSES.has(e.cls.toLowerCase());
+  // Lower-casing keeps the length of any text that can lower-case to a class name (only `İ` grows, and
+  // its combining dot is in neither), so other lengths are answered without lower-casing the class.
+  return ENCOUNTER_CLASS_LENGTHS.has(e.cls.length) && ENCOUNTER_CLASSES.has(e.cls.toLowerCase());
 }
 
 /** Float noise (71.1 − 70.9) must not reach the prompt or the gate. */

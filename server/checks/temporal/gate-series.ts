@@ -38,9 +38,24 @@ export function conceptTokens(concept: string): string[] {
   return concept.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
+/**
+ * Compiled phrase patterns by token list. A series name and its aliases are scanned for in every text
+ * a turn gates (answer, question, each In-Depth claim): compiling the Unicode classes each time was the
+ * gate's largest cost. Only `matchAll` reads them (it works on a copy), so a shared pattern keeps no state.
+ */
+const PHRASE_PATTERNS = new Map<string, RegExp>();
+const PHRASE_PATTERNS_KEPT = 512;
+
 function phraseRegExp(tokens: readonly string[]): RegExp {
-  const body = tokens.map((t) => `${escapeRegExp(t)}(?:e?s)?`).join('[\\s\\-_/]+');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+  const key = tokens.join('\u0000');
+  let re = PHRASE_PATTERNS.get(key);
+  if (!re) {
+    const body = tokens.map((t) => `${escapeRegExp(t)}(?:e?s)?`).join('[\\s\\-_/]+');
+    re = new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+    if (PHRASE_PATTERNS.size >= PHRASE_PATTERNS_KEPT) PHRASE_PATTERNS.clear();
+    PHRASE_PATTERNS.set(key, re);
+  }
+  return re;
 }
 
 function aliasesOf(tokens: readonly string[]): string[] {
@@ -51,6 +66,20 @@ function aliasesOf(tokens: readonly string[]): string[] {
 
 function spansOf(re: RegExp, text: string): Array<{ start: number; end: number }> {
   return [...text.matchAll(re)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
+const ASCII_TOKEN = /^[a-z0-9]+$/;
+/** The only non-ASCII characters that case-fold (the `iu` flags) onto ASCII letters: `ſ` and the Kelvin sign. */
+const FOLDS_TO_ASCII = /[\u017f\u212a]/;
+
+/**
+ * `spansOf(phraseRegExp(tokens), text)`, with the scan skipped when it cannot match: every token is
+ * ASCII and one is missing from the lower-cased text (without `ſ` or `K`, a case-insensitive match of
+ * ASCII letters is exactly a lower-case substring). A name is scanned for in each text a gate reads.
+ */
+export function phraseSpans(tokens: readonly string[], text: string, lower: string | null): Array<{ start: number; end: number }> {
+  if (lower !== null && tokens.every((t) => ASCII_TOKEN.test(t)) && tokens.some((t) => !lower.includes(t))) return [];
+  return spansOf(phraseRegExp(tokens), text);
 }
 
 /**
@@ -109,19 +138,20 @@ function* mentionSteps(series: NumericSeries, text: string, universe: readonly N
 function* scanMentions(series: NumericSeries, text: string, universe: readonly NumericSeries[]): Steps<Mention[]> {
   const tokens = conceptTokens(series.concept);
   if (tokens.length === 0) return [];
-  const phrases = spansOf(phraseRegExp(tokens), text).map((s) => ({ series, ...s, kind: 'phrase' as const }));
+  const lower = FOLDS_TO_ASCII.test(text) ? null : text.toLowerCase();
+  const phrases = phraseSpans(tokens, text, lower).map((s) => ({ series, ...s, kind: 'phrase' as const }));
   yield;
   const outside = (s: { start: number; end: number }) => !within(phrases, s);
   // Alias by alias, in order (as a flatMap over the aliases would list them).
   const aliasSpans: Array<{ start: number; end: number }> = [];
   for (const a of aliasesOf(tokens)) {
-    for (const span of spansOf(phraseRegExp([a]), text)) aliasSpans.push(span);
+    for (const span of phraseSpans([a], text, lower)) aliasSpans.push(span);
     yield;
   }
   const aliases = aliasSpans.filter(outside).map((s) => ({ series, ...s, kind: 'alias' as const }));
   const token = distinctiveToken(series, universe);
   const aliasStarts = new Set(aliases.map((a) => a.start));
-  const words = token ? spansOf(phraseRegExp([token]), text).filter(outside).filter((s) => !aliasStarts.has(s.start)) : [];
+  const words = token ? phraseSpans([token], text, lower).filter(outside).filter((s) => !aliasStarts.has(s.start)) : [];
   return [...phrases, ...aliases, ...words.map((s) => ({ series, ...s, kind: 'token' as const }))];
 }
 

@@ -48,13 +48,33 @@ const ORDER_CLASS = /^(?:drug order|medication)/i;
 /** True for a real calendar date `YYYY-MM-DD` (rejects `2026-02-30`, `2026-13-01`). */
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** A real calendar date in `YYYY-MM-DD` form (called for every dated line: arithmetic, no Date objects). */
+/** The ASCII digit at `i` as a number, -1 for anything else. */
+function digitAt(s: string, i: number): number {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+}
+
+/** Digits `from`..`to` (exclusive) as a number, -1 when one is not an ASCII digit. */
+function digitsAt(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = digitAt(s, i);
+    if (d < 0) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * A real calendar date in `YYYY-MM-DD` form (called for every dated line and date-like value): read by
+ * character codes, no pattern, slice or Date object.
+ */
 export function isCalendarDate(s: string): boolean {
-  if (s.length !== 10 || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const y = Number(s.slice(0, 4));
-  const m = Number(s.slice(5, 7));
-  const d = Number(s.slice(8, 10));
-  if (m < 1 || m > 12 || d < 1) return false;
+  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  const y = digitsAt(s, 0, 4);
+  const m = digitsAt(s, 5, 7);
+  const d = digitsAt(s, 8, 10);
+  if (y < 0 || m < 1 || m > 12 || d < 1) return false;
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   return d <= (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]);
 }
@@ -93,7 +113,8 @@ function splitRecordLine(line: string): { index: number; ownDate: string | null;
 export function parseEvents(chartText: string): ChartEvent[] {
   const events: ChartEvent[] = [];
   let current: string | null = null;
-  for (const line of chartText.split(/\r?\n/)) {
+  // A string split when the text has no CR (the usual chart): the same lines as the pattern's split.
+  for (const line of chartText.includes('\r') ? chartText.split(/\r?\n/) : chartText.split('\n')) {
     const rec = splitRecordLine(line);
     if (!rec) continue;
     if (rec.ownDate) current = rec.ownDate;
@@ -192,6 +213,8 @@ export function parseNumericObservations(events: readonly ChartEvent[]): Numeric
 /** Distinct calendar dates in a value, in order of appearance. */
 function valueDates(value: string): string[] {
   const dates: string[] = [];
+  // Most values (`71 kg`) hold no dash, so no date: no scan.
+  if (!value.includes('-')) return dates;
   for (const m of value.matchAll(ISO_DATE_GLOBAL)) {
     if (isCalendarDate(m[1]) && !dates.includes(m[1])) dates.push(m[1]);
   }
@@ -205,6 +228,8 @@ function valueDates(value: string): string[] {
 export function parseDateObservations(events: readonly ChartEvent[]): DateObservation[] {
   const out: DateObservation[] = [];
   for (const e of events) {
+    // A value date needs a dash, and the value is part of the body: most bodies are skipped unread.
+    if (!e.body.includes('-')) continue;
     const cv = conceptValue(e.body);
     if (!cv) continue;
     for (const d of valueDates(cv.value)) out.push({ index: e.index, source_date: e.date, value_date: d, concept: cv.concept, cls: e.cls });
