@@ -9,6 +9,7 @@ import { loadConfig } from '../server/config';
 import { loadCatalog } from '../server/profiles/catalog';
 import { SourceRegistry } from '../server/context/registry';
 import { inlineSource } from '../server/context/sources/inline';
+import { createKnowledgeBaseSource, knowledgeSourceSettings } from '../server/context/sources/knowledge-base';
 import { createTurn } from '../server/engine/run';
 import { drainTurn } from '../server/engine/drain';
 import { turnTrace } from '../server/trace/turn-trace';
@@ -21,7 +22,9 @@ import { CLEAN_INDEPTH_REVIEW, CLEAN_REVIEW, MARK, factChecker, found } from '..
 const ROOT = path.resolve(__dirname, '..');
 const config = loadConfig({ HUB_ANCHOR: '2026-03-10', LOG_LEVEL: 'silent' }, ROOT);
 const catalog = loadCatalog({ profilesPath: config.profilesPath, promptsDir: config.promptsDir });
-const sources = new SourceRegistry([inlineSource({ maxChartRecords: 20000 })]);
+// Product profiles name the knowledge-base source as supplemental: registered, off (this bench is the chart's work).
+const knowledgeOff = createKnowledgeBaseSource(knowledgeSourceSettings({ KNOWLEDGE_SOURCE: 'off' }, (v, why) => { throw new Error(`${v}: ${why}`); }), { engine: null });
+const sources = new SourceRegistry([inlineSource({ maxChartRecords: 20000 }), knowledgeOff.source]);
 const text = (m: any[]) => m.map((x) => x.content).join('\n');
 const checker = factChecker((p) => [found(p.statement)]);
 /** Scripted replies, as the fake router gives them in tests: every check passes cleanly. */
