@@ -6,7 +6,8 @@
  * TypeScript compiler loaded in it inflating its RSS or its CPU.
  * Set BENCH_HUB_CPU_PROF=<dir> to have every hub child write a V8 CPU profile there (node --cpu-prof; sampling
  * every BENCH_HUB_CPU_PROF_INTERVAL_US microseconds when set),
- * and BENCH_HUB_NODE_OPTIONS to run the hub children (only them) with other Node options.
+ * BENCH_HUB_NODE_OPTIONS to run the hub children (only them) with other Node options, and BENCH_HUB_NODE_FLAGS
+ * for command-line flags NODE_OPTIONS does not take (V8 flags such as --single-threaded-gc).
  */
 import { transformSync } from '@swc/core';
 import fs from 'node:fs';
@@ -93,7 +94,8 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
   try {
     const interval = process.env.BENCH_HUB_CPU_PROF_INTERVAL_US;
     const prof = profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir), ...(interval ? ['--cpu-prof-interval', interval] : [])] : [];
-    const flags = [...prof, ...(opts.exposeGc ? ['--expose-gc'] : [])];
+    const extra = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const flags = [...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
     const child = await spawnBenchChild([...flags, entry], {
       inheritEnv: opts.inheritEnv,
       env: {

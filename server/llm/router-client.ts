@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { closePool, Pool } from './undici-pool';
 import { warmConnector, type WarmConnector } from './warm-connector';
+import { linkedAbort } from './abort-link';
 import { createParser } from 'eventsource-parser';
 import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
@@ -105,12 +106,11 @@ class LlamaRouterClient implements RouterClient {
   async *chatStream(req: ChatRequest, opts: CallOptions = {}): AsyncGenerator<StreamPiece> {
     const slot = await this.takeSlot(opts);
     // Our own controller so that a consumer's early return() can abort the router request.
-    const local = new AbortController();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, local.signal]) : local.signal;
+    const local = linkedAbort(opts.signal);
     const started = performance.now();
     let body: ResponseBody | undefined;
     try {
-      body = await this.openChat(chatBody(req, true), signal, req.model, opts.signal);
+      body = await this.openChat(chatBody(req, true), local.signal, req.model, opts.signal);
       const acc = new StreamAccumulator();
       for await (const data of this.sseData(body, opts.signal)) {
         const delta = acc.take(data);
@@ -125,25 +125,26 @@ class LlamaRouterClient implements RouterClient {
         local.abort();
         body?.destroy();
       }
+      local.unlink();
       slot.release();
     }
   }
 
   async *chatChunks(req: ChatRequest, opts: CallOptions & { includeUsage?: boolean } = {}): AsyncGenerator<string> {
     const slot = await this.takeSlot(opts);
-    const local = new AbortController();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, local.signal]) : local.signal;
+    const local = linkedAbort(opts.signal);
     let body: ResponseBody | undefined;
     try {
       // The caller's include_usage, not the hub's: the chunks go out exactly as the router writes them.
       const payload = { ...chatBody(req, true), stream_options: { include_usage: opts.includeUsage === true } };
-      body = await this.openChat(payload, signal, req.model, opts.signal);
+      body = await this.openChat(payload, local.signal, req.model, opts.signal);
       for await (const data of this.sseData(body, opts.signal)) yield data;
     } finally {
       if (!body?.readableEnded) {
         local.abort();
         body?.destroy();
       }
+      local.unlink();
       slot.release();
     }
   }
