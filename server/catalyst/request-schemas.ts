@@ -3,7 +3,7 @@
  * (decision 14). A role body carries only the caller's conversation and an optional response format:
  * the model, its knobs and the system prompt belong to the profile, so any attempt to send them is 400.
  */
-import Ajv2020 from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import { HubError } from '../errors';
 import type { ChatMessage } from '../llm/types';
 import { tooDeepError, tooDeepField } from '../http/schemas';
@@ -64,9 +64,9 @@ export interface RawGenerateBody {
 }
 
 // strictNumbers: 1e309 parses to Infinity and must be refused like any wrong type.
-const ajv = new Ajv2020({ allErrors: false, strict: false, strictNumbers: true });
-const validateRole = ajv.compile<RoleRequestBody>(ROLE_REQUEST_SCHEMA);
-const validateRaw = ajv.compile<RawGenerateBody>(RAW_GENERATE_SCHEMA);
+const ajv = constantSchemaAjv({ allErrors: false, strict: false, strictNumbers: true });
+const validateRole = compileConstant<RoleRequestBody>(ajv, ROLE_REQUEST_SCHEMA);
+const validateRaw = compileConstant<RawGenerateBody>(ajv, RAW_GENERATE_SCHEMA);
 
 /** Fields a caller might send to steer the role; each gets a message saying who owns it. */
 const PROFILE_OWNED = new Set(['model', 'temperature', 'dry_multiplier', 'dry', 'max_tokens', 'maxTokens', 'repeat_penalty', 'top_p', 'top_k', 'seed', 'system', 'knobs']);

@@ -2,7 +2,7 @@
  * JSON Schemas of the wire, used both by ajv (compiled once) and by /openapi.json (decision 14),
  * so the document and the validator cannot drift.
  */
-import Ajv2020 from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import { HubError } from '../errors';
 import type { ChatCompletionRequest } from '../engine/types';
 
@@ -59,8 +59,8 @@ export const WIRE_SCHEMAS = { ChatCompletionRequest: CHAT_REQUEST_SCHEMA, Error:
 
 // strictNumbers: JSON.parse turns 1e309 into Infinity, which a plain `typeof` check would accept as a
 // temperature or an integer max_tokens; non-finite numbers are refused like any other wrong type.
-const ajv = new Ajv2020({ allErrors: false, strict: false, strictNumbers: true });
-const validateChat = ajv.compile<ChatCompletionRequest>(CHAT_REQUEST_SCHEMA);
+const ajv = constantSchemaAjv({ allErrors: false, strict: false, strictNumbers: true });
+const validateChat = compileConstant<ChatCompletionRequest>(ajv, CHAT_REQUEST_SCHEMA);
 
 /**
  * Deepest nesting of arrays and objects a chat body may have (the body itself is level 1; OpenAI

@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import addFormats from 'ajv-formats';
 import { LEVELS_SCHEMA } from './levels-schema';
 import { checkProfile, checkSingleDefault, profileError, ProfileConfigError, STAGE_ROLES } from './rules';
@@ -73,9 +74,9 @@ export const FALLBACK_PROMPTS: Readonly<Partial<Record<Role, string>>> = Object.
 const QUERY_POLICY_KEYS = ['generation_attempts', 'collaborative_review', 'model_classes', 'allowed_operation'] as const;
 
 // Compiled once (decision 11); ajv-formats supplies `date` for policies.anchor.
-const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true });
+const ajv = constantSchemaAjv({ allErrors: false, verbose: true, strict: true });
 addFormats(ajv);
-const validateLevels = ajv.compile<LevelsDoc>(LEVELS_SCHEMA);
+const validateLevels = compileConstant<LevelsDoc>(ajv, LEVELS_SCHEMA);
 
 export function compileProfiles(doc: unknown, opts: { promptsDir: string }): Profile[] {
   if (!validateLevels(doc)) throw schemaError(validateLevels.errors ?? []);

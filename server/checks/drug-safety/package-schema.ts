@@ -4,7 +4,8 @@
  * the package is treated as absent. Entries are checked one by one (a bad entry is skipped, a bad
  * age band dropped alone), so one malformed rule cannot erase the rest of a package.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import { REVIEW_STATES } from './types';
 
 /** ATC levels 2–5 (`M01`, `M01A`, `M01AE`, `M01AE01`); never a one-letter anatomical group. */
@@ -74,12 +75,12 @@ export const CROSS_REACTIVITY_SCHEMA = {
 } as const;
 
 // Not strict: the schemas leave room for extra fields curators add (notes, review metadata).
-const ajv = new Ajv2020({ allErrors: false, strict: false });
+const ajv = constantSchemaAjv({ allErrors: false, strict: false });
 
-export const validatePackage: ValidateFunction = ajv.compile(PACKAGE_SCHEMA);
-export const validateEntry: ValidateFunction = ajv.compile(ENTRY_SCHEMA);
-export const validateAgeBand: ValidateFunction = ajv.compile(AGE_BAND_SCHEMA);
-export const validateCrossReactivity: ValidateFunction = ajv.compile(CROSS_REACTIVITY_SCHEMA);
+export const validatePackage: ValidateFunction = compileConstant(ajv, PACKAGE_SCHEMA);
+export const validateEntry: ValidateFunction = compileConstant(ajv, ENTRY_SCHEMA);
+export const validateAgeBand: ValidateFunction = compileConstant(ajv, AGE_BAND_SCHEMA);
+export const validateCrossReactivity: ValidateFunction = compileConstant(ajv, CROSS_REACTIVITY_SCHEMA);
 
 /** One line naming where a document broke the schema (`/entries: must be array`). */
 export function schemaError(errors: ErrorObject[] | null | undefined): string {

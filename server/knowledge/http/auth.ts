@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import type { NextFunction, Request, Response } from 'express';
 import { HubError } from '../../errors';
 import { sendError } from '../../http/errors';
@@ -49,7 +49,7 @@ interface KeyFile {
   clients: Array<{ slug: string; key_sha256: string; active?: boolean; daily_quota?: number | null }>;
 }
 
-const validateKeyFile = new Ajv2020({ strict: false, useDefaults: true }).compile<KeyFile>(KEY_FILE_SCHEMA);
+const validateKeyFile = compileConstant<KeyFile>(constantSchemaAjv({ strict: false, useDefaults: true }), KEY_FILE_SCHEMA);
 
 /** Reads a key file (`{"clients": [{slug, key_sha256, active?, daily_quota?}]}`); throws naming the problem. */
 export function parseKeyFile(text: string, where = 'key file'): KnowledgeClient[] {

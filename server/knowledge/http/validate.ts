@@ -3,7 +3,8 @@
  * schemas. A schema-invalid body is 422 with Locus's FastAPI-shaped `detail` list of `{loc, msg, type, input?,
  * ctx?}` *and* the decision-1 `error` object, so both kinds of client read it.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import type { Response } from 'express';
 import { tooDeepField } from '../../http/schemas';
 import { KNOWLEDGE_SCHEMAS } from './schemas';
@@ -23,10 +24,10 @@ export class KnowledgeValidationError extends Error {
   }
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
+const ajv = constantSchemaAjv({ allErrors: true, strict: false, strictNumbers: true });
 
 export function compileKnowledgeSchema<T>(name: keyof typeof KNOWLEDGE_SCHEMAS): ValidateFunction<T> {
-  return (ajv.getSchema<T>(KNOWLEDGE_SCHEMAS[name].$id) as ValidateFunction<T> | undefined) ?? ajv.compile<T>(KNOWLEDGE_SCHEMAS[name]);
+  return (ajv.getSchema<T>(KNOWLEDGE_SCHEMAS[name].$id) as ValidateFunction<T> | undefined) ?? compileConstant<T>(ajv, KNOWLEDGE_SCHEMAS[name]);
 }
 
 const TYPE_NAMES: Record<string, string> = { string: 'string_type', integer: 'int_type', number: 'float_type', boolean: 'bool_type', array: 'list_type', object: 'dict_type' };

@@ -2,7 +2,8 @@
  * JSON Schemas of the content lines, one per kind (the formats the README documents), compiled once by ajv.
  * Defaults are filled in by ajv (`useDefaults`), so a minimal line stays minimal.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 
 export const CONTENT_KINDS = ['sources', 'documents', 'sections', 'chunks', 'mkus', 'concepts', 'edges'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
@@ -83,8 +84,8 @@ const SCHEMAS: Record<ContentKind, object> = {
   },
 };
 
-const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false });
-const VALIDATORS = Object.fromEntries(CONTENT_KINDS.map((k) => [k, ajv.compile(SCHEMAS[k])])) as Record<ContentKind, ValidateFunction>;
+const ajv = constantSchemaAjv({ allErrors: false, useDefaults: true, strict: false }, 'draft-07');
+const VALIDATORS = Object.fromEntries(CONTENT_KINDS.map((k) => [k, compileConstant(ajv, SCHEMAS[k])])) as Record<ContentKind, ValidateFunction>;
 
 /** Validates (and fills defaults into) one parsed line; returns an error message or null. */
 export function validateLine(kind: ContentKind, value: unknown): string | null {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
+import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import YAML from 'yaml';
 
 export const MANIFEST_FILE = 'models.yaml';
@@ -70,7 +70,7 @@ const MANIFEST_SCHEMA = {
   },
 } as const;
 
-const validateManifest = new Ajv({ allErrors: true }).compile<{ models: Record<string, ManifestEntry> }>(MANIFEST_SCHEMA);
+const validateManifest = compileConstant<{ models: Record<string, ManifestEntry> }>(constantSchemaAjv({ allErrors: true }, 'draft-07'), MANIFEST_SCHEMA);
 
 function ajvProblems(): string {
   return (validateManifest.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
