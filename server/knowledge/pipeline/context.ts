@@ -53,10 +53,11 @@ export async function runContext(deps: PipelineDeps, req: ContextRequest, onStag
     stages.push({ stage, t_ms: Math.round((now() - started) * 1000) / 1000, data });
     onStage(stage, data);
   };
-  const { store } = deps;
+  // One run's reads share a memo: its walks, MKU rows and provenance repeat across stages.
+  const store = deps.store.forRun?.() ?? deps.store;
   const fallbackOnly = cfg.mode === 'fallback_only';
 
-  const concepts = await mapConcepts(deps, req.query, req.patient_ehr ?? {}, cfg.concept_sim_topk, signal);
+  const concepts = await mapConcepts({ store, embedder: deps.embedder }, req.query, req.patient_ehr ?? {}, cfg.concept_sim_topk, signal);
   const queryIds = concepts.query.map((h) => h.concept.id);
   const patientIds = concepts.patient.map((h) => h.concept.id);
   emit('concepts', { query_concepts: queryIds, patient_concepts: patientIds });

@@ -181,6 +181,12 @@ export interface KnowledgeStore {
   crossRefs(mkuIds: string[], maxHops: number): Promise<CrossRef[]>;
   mkusById(ids: string[]): Promise<Map<string, Mku>>;
 
+  /**
+   * A read view for one pipeline run that may answer repeated reads of that run from memory (never across
+   * runs: the patient context is in the request). Its `close()` leaves the shared store open.
+   */
+  forRun?(): KnowledgeStore;
+
   // Writes and housekeeping (the loader's).
   /** Upserts the batch in one transaction; returns how many rows actually changed (0 for an identical re-load). */
   write(batch: ContentBatch): Promise<{ changed: number }>;

@@ -5,6 +5,7 @@
 import { contentTerms } from '../fold';
 import type { StoreDriver, TriggerRow } from './driver';
 import { isZero } from './row-hash';
+import { memoizeForRun } from './run-memo';
 import type { ConceptHit, CrossRef, KnowledgeStore, Mku, MkuHit, MkuPath, Provenance } from './port';
 
 /** R2 walks at most 5 concept hops; CROSS_REF expansion at most 3 (knowledge-layer.md §6.2). */
@@ -44,7 +45,8 @@ function uniq(ids: string[]): string[] {
   return [...new Set(ids.filter((x) => typeof x === 'string' && x.length > 0))];
 }
 
-export function createStoreOverDriver(driver: StoreDriver): KnowledgeStore {
+/** `runScoped`: the store is already one run's view (its `forRun()` is itself). */
+export function createStoreOverDriver(driver: StoreDriver, runScoped = false): KnowledgeStore {
   async function hitsFromTriggers(rows: TriggerRow[], path: (hops: number) => MkuPath, keep: (m: Mku) => boolean): Promise<MkuHit[]> {
     const agg = new Map<string, { score: number; hops: number; concepts: Set<string> }>();
     for (const r of rows) {
@@ -66,8 +68,11 @@ export function createStoreOverDriver(driver: StoreDriver): KnowledgeStore {
     return hits.sort(byScoreThenId((h: MkuHit) => h.mku.id));
   }
 
-  return {
+  const store: KnowledgeStore = {
     engine: driver.engine,
+
+    // The safety sweep walks patient concepts SAFETY_DEPTH deep, so one walk per seed serves every walk of the run.
+    forRun: () => (runScoped ? store : createStoreOverDriver(memoizeForRun(driver, SAFETY_DEPTH), true)),
 
     async searchConcepts(text, k, vec) {
       const n = clampInt(k, 0, 1000);
@@ -200,4 +205,5 @@ export function createStoreOverDriver(driver: StoreDriver): KnowledgeStore {
     counts: () => driver.counts(),
     close: () => driver.close(),
   };
+  return store;
 }

@@ -37,9 +37,11 @@ export function inProcessTransport(pipeline: PipelineDeps): KnowledgeTransport {
     kind: 'in_process',
     async context(req, signal) {
       try {
-        const response = await runContext(pipeline, req, undefined, signal);
+        // One run view for the lookup and the licences: the licence join is the enrichment join again.
+        const store = pipeline.store.forRun?.() ?? pipeline.store;
+        const response = await runContext({ ...pipeline, store }, req, undefined, signal);
         const ids = response.mkus.map((m) => m.id);
-        const provenance = ids.length ? await pipeline.store.provenance(ids) : new Map();
+        const provenance = ids.length ? await store.provenance(ids) : new Map();
         const licenses = new Map<string, string>();
         for (const [id, p] of provenance) if (typeof p.license === 'string' && p.license.trim() !== '') licenses.set(id, p.license);
         return { response, licenses };

@@ -23,7 +23,9 @@ export interface SqliteStoreOptions {
 /** The port plus which vector path is live (reported by tests and the trace). */
 export type SqliteKnowledgeStore = KnowledgeStore & { readonly vectorEngine: 'sqlite-vec' | 'brute-force' };
 
-const TRIGGERS_SQL = `
+// CROSS JOIN fixes the join order (reach first, then the (src, rel) index): the planner otherwise scans every
+// TRIGGERS edge per call, a fixed cost that grows with the knowledge base. Same rows either way.
+export const TRIGGERS_SQL = `
 WITH RECURSIVE
   cg(a, b) AS (SELECT src, dst FROM edges WHERE rel IN ('RELATED', 'BROADER')
                UNION ALL SELECT dst, src FROM edges WHERE rel IN ('RELATED', 'BROADER')),
@@ -32,7 +34,7 @@ WITH RECURSIVE
     UNION
     SELECT cg.b, r.seed, r.hops + 1 FROM reach r JOIN cg ON cg.a = r.concept WHERE r.hops < ?)
 SELECT r.seed AS seed, MIN(r.hops) AS hops, t.dst AS mku_id, t.props_json AS props_json
-FROM reach r JOIN edges t ON t.src = r.concept AND t.rel = 'TRIGGERS'
+FROM reach r CROSS JOIN edges t ON t.src = r.concept AND t.rel = 'TRIGGERS'
 GROUP BY r.seed, t.src, t.dst`;
 
 // LINEAGE edges are neither walked nor returned.
