@@ -1,9 +1,11 @@
 /** OpenAI wire shapes the hub answers with: `chat.completion` and the synthetic chunk stream (§2.1, §3.2). */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Usage } from '../llm/types';
 
+/** `chatcmpl-` + 32 hex digits: a v4 UUID's (122 random bits), from Node's buffered entropy, not a fresh read per id. */
 export function completionId(): string {
-  return `chatcmpl-${randomBytes(16).toString('hex')}`;
+  const u = randomUUID();
+  return `chatcmpl-${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
 }
 
 export function chatCompletion(model: string, content: string, usage: Usage, id = completionId(), created = Math.floor(Date.now() / 1000)) {
