@@ -51,6 +51,17 @@ export function removeHubJs(): void {
   built = undefined;
 }
 
+/**
+ * The Node flags `npm start` runs the hub with (package.json `scripts.start`): benchmark and test hubs run
+ * with the same ones, so their CPU and memory figures are the product's.
+ */
+export function productNodeFlags(root = ROOT): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const m = /^node((?: --\S+)*) dist\/server\/main\.js$/.exec(start);
+  if (!m) throw new Error(`package.json scripts.start is not 'node [--flags] dist/server/main.js': ${start}`);
+  return m[1].split(' ').filter(Boolean);
+}
+
 export interface SpawnedHub extends BenchChild {
   /** Turns the hub is running right now and router calls in flight (asked over IPC). */
   counters(): Promise<Record<string, number>>;
@@ -95,7 +106,7 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
     const interval = process.env.BENCH_HUB_CPU_PROF_INTERVAL_US;
     const prof = profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir), ...(interval ? ['--cpu-prof-interval', interval] : [])] : [];
     const extra = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const flags = [...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
+    const flags = [...productNodeFlags(), ...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
     const child = await spawnBenchChild([...flags, entry], {
       inheritEnv: opts.inheritEnv,
       env: {
