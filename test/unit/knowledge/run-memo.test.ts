@@ -14,6 +14,7 @@ import type { StoreDriver, TriggerRow } from '../../../server/knowledge/store/dr
 import type { KnowledgeStore } from '../../../server/knowledge/store/port';
 import { memoizeForRun } from '../../../server/knowledge/store/run-memo';
 import { openSqliteStore } from '../../../server/knowledge/store/sqlite/sqlite-store';
+import { Rng } from '../../support/fuzz/rng';
 
 const ROOT = path.join(__dirname, '../../..');
 const DEMO = path.join(ROOT, 'data/knowledge/demo');
@@ -24,15 +25,10 @@ function withoutRunView(store: KnowledgeStore): KnowledgeStore {
   return { ...store, forRun: undefined };
 }
 
+/** The suites' seeded generator (mulberry32): failures reproduce. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 const pick = <T>(rand: () => number, xs: T[], n: number): T[] => Array.from({ length: n }, () => xs[Math.floor(rand() * xs.length)]);

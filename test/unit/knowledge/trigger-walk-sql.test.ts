@@ -11,6 +11,7 @@ import { createEmbedder } from '../../../server/knowledge/embedder';
 import { loadContent } from '../../../server/knowledge/loader';
 import { createSchema } from '../../../server/knowledge/store/sqlite/schema';
 import { openSqliteStore, TRIGGERS_SQL } from '../../../server/knowledge/store/sqlite/sqlite-store';
+import { Rng } from '../../support/fuzz/rng';
 
 const ORACLE_SQL = `
 WITH RECURSIVE
@@ -31,16 +32,10 @@ function walk(db: Database.Database, sql: string, seeds: string[], depth: number
   return (db.prepare(sql).all(JSON.stringify(seeds), depth) as Row[]).map((r) => JSON.stringify([r.seed, r.hops, r.mku_id, r.props_json])).sort();
 }
 
-/** Deterministic PRNG (mulberry32): failures reproduce. */
+/** The suites' seeded generator (mulberry32): failures reproduce. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 function pick<T>(rand: () => number, xs: T[], n: number): T[] {
