@@ -23,7 +23,7 @@ import { chatCompletionsHandler } from './http/routes/chat-completions';
 import { mountMeta } from './http/routes/meta';
 import { mountAdmin } from './http/routes/admin';
 import { modelsHandler } from './http/routes/models';
-import { catalystRouter, QUERY_PROFILES_PATH, RAW_GENERATE_PATH } from './catalyst';
+import { catalystRouter } from './catalyst';
 import { preconnectModelBackend } from './http/preconnect';
 
 export interface AppDeps {
@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Mounted before the hub's key check: knowledge clients authenticate with their own lsk_ keys.
   if (deps.knowledge) app.use(deps.knowledge.router);
   app.use(apiKeyAuth(deps.config.apiKeyHashes));
-  app.use(preconnectModelBackend(deps.router, { catalystPrefix: QUERY_PROFILES_PATH, rawGeneratePath: RAW_GENERATE_PATH }));
+  app.use(preconnectModelBackend(deps.router));
   app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
   const startedAt = performance.now();
   // Built on the first request for it: most hubs never serve the document, and start-up stays lean.

@@ -94,10 +94,13 @@ export async function createKnowledgeService(config: KnowledgeConfig, deps: Know
   let router: express.Router | undefined;
   return {
     get router() {
-      // Loaded here, not at the top: the routes bring the MCP SDK and zod (~30 MB resident) that a hub using
-      // only its knowledge-base source never needs.
-      const { knowledgeRouter } = require('./http/routes') as typeof import('./http/routes');
-      return (router ??= knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes }));
+      if (!router) {
+        // Loaded here, not at the top: the routes bring the MCP SDK and zod (~30 MB resident) that a hub
+        // using only its knowledge-base source never needs.
+        const { knowledgeRouter } = require('./http/routes') as typeof import('./http/routes');
+        router = knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes });
+      }
+      return router;
     },
     store,
     pipeline,

@@ -1,8 +1,6 @@
 /** Which requests open the model backend's connection ahead of their first model call (http/preconnect.ts). */
+import { QUERY_PROFILES_PATH as CATALYST, RAW_GENERATE_PATH as RAW } from '../../../server/catalyst';
 import { callsModel } from '../../../server/http/preconnect';
-
-const CATALYST = '/v1/hub/query-profiles';
-const RAW = '/v1/hub/generate';
 
 test.each([
   ['POST', '/v1/chat/completions', true],
@@ -17,5 +15,5 @@ test.each([
   ['POST', '/v2/context', false],
   ['POST', '/v1/chat/completionsx', false],
 ])('%s %s → %s', (method, path, expected) => {
-  expect(callsModel(method, path, CATALYST, RAW)).toBe(expected);
+  expect(callsModel(method, path)).toBe(expected);
 });
