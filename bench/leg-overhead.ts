@@ -20,8 +20,8 @@ import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 
 const ROOT = path.resolve(__dirname, '..');
-const CHART = ['Patient records (most recent first):', ...Array.from({ length: 40 }, (_, i) => `[${i + 1}] (2026-0${1 + (i % 9)}-1${i % 10}) Finding — Weight (kg): ${60 + i} kg`)].join('\n');
-const ANSWER = JSON.stringify({ answer: 'Weight is 60 kg [1].', citations: [1], blocks: [] });
+export const CHART = ['Patient records (most recent first):', ...Array.from({ length: 40 }, (_, i) => `[${i + 1}] (2026-0${1 + (i % 9)}-1${i % 10}) Finding — Weight (kg): ${60 + i} kg`)].join('\n');
+export const ANSWER = JSON.stringify({ answer: 'Weight is 60 kg [1].', citations: [1], blocks: [] });
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -30,7 +30,7 @@ function pct(sorted: number[], p: number): number {
 const MODES = ['blocking', 'streaming'] as const;
 const WARMUP = 200;
 const CONCURRENCY = [1, 32] as const;
-const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
+export const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
 interface Timed {
   latencies: number[];
@@ -66,7 +66,7 @@ async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: n
 }
 
 /** The chat request the hub sends the router for `hubBody`, captured once from an in-process fake router. */
-async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, unknown>> {
+export async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, unknown>> {
   const recorder = new FakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
   await recorder.start();
   const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: recorder.baseUrl, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:' }, ROOT));

@@ -1,4 +1,5 @@
 /** `npm run bench`: runs every benchmark in sequence; each prints a ratio against a baseline from the same run. */
+import { formatAllocation, runAllocationBench } from './allocation';
 import { formatConcurrentStreams, runConcurrentStreamsBench } from './concurrent-streams';
 import { formatContextSelection, runContextSelectionBench } from './context-selection';
 import { formatEmbeddedPrefix, runEmbeddedPrefixBench } from './embedded-prefix';
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
   process.stdout.write(`${formatKnowledgeSource(await runKnowledgeSourceBench())}\n`);
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
+  process.stdout.write(`${formatAllocation(await runAllocationBench())}\n`);
   process.stdout.write(`${formatHostileLoad(await runHostileLoadBench())}\n`);
   process.stdout.write(`${formatQuerystore(await runQuerystoreBench())}\n`);
   // The embedded llama.cpp engine (in this process): prefix reuse over a checked turn's prompts.

@@ -1,11 +1,12 @@
 /**
  * A hub in its own process for benchmarks that need its CPU time or resident memory alone: configured
  * from the environment like production (loadConfig), prints `READY <url>`, answers `{ type: 'usage' }`
- * (and `{ type: 'gc' }` when started with --expose-gc) and `{ type: 'prototypes' }` over IPC, and closes on SIGTERM
+ * (and `{ type: 'gc' }` when started with --expose-gc), `{ type: 'prototypes' }` and `{ type: 'alloc' }` over IPC, and closes on SIGTERM
  * or when the parent goes away (a hub that does not close within 10 s is ended, so it never outlives its parent).
  */
 import { loadConfig } from '../../server/config';
 import { startHub } from '../../server/main';
+import { answerAllocation } from './alloc-sampler';
 import { answerUsage, ROOT } from './child';
 
 async function main(): Promise<void> {
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('disconnect', stop);
-  process.on('message', (msg: { type?: string; rounds?: number }) => {
+  process.on('message', (msg: { type?: string; rounds?: number; action?: string }) => {
     if (msg?.type === 'usage') {
       const slots = hub.routerSlots();
       process.send?.(answerUsage({ activeTurns: hub.activeTurns(), startedTurns: hub.startedTurns(), routerInFlight: slots.inFlight, routerQueued: slots.queued }));
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     // Only with --expose-gc (spawnHub({ exposeGc: true })): tells garbage apart from live memory. `rounds`
     // collections, each followed by a turn of the loop (finalisers, closed sockets), then the heap in use.
     if (msg?.type === 'gc') void collect(msg.rounds ?? 1).then((collected) => process.send?.({ type: 'gc', collected, heapUsedBytes: process.memoryUsage().heapUsed }));
+    // What the hub allocates between a start and a stop (bench/allocation.ts).
+    if (msg?.type === 'alloc') void answerAllocation(msg.action).then((report) => process.send?.(report));
     // What hostile input may have added to the shared prototypes of this process.
     if (msg?.type === 'prototypes') {
       process.send?.({ type: 'prototypes', objectKeys: Object.getOwnPropertyNames(Object.prototype).sort(), polluted: ({} as Record<string, unknown>).polluted !== undefined });

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { answerAllocation } from './alloc-sampler';
 
 const upstream = new Pool(process.argv[2]);
 
@@ -38,6 +39,10 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 5_000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+process.on('message', (msg: { type?: string; action?: string }) => {
+  // What the proxy allocates between a start and a stop: the allocation benchmark's baseline.
+  if (msg?.type === 'alloc') void answerAllocation(msg.action).then((report) => process.send?.(report));
 });
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));

@@ -30,7 +30,7 @@ export function buildHubJs(): string {
   if (built) return built.entry;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-hub-'));
   process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
-  const files = [...tsFiles(path.join(ROOT, 'server')), path.join(__dirname, 'hub-process.ts'), path.join(__dirname, 'child.ts')];
+  const files = [...tsFiles(path.join(ROOT, 'server')), path.join(__dirname, 'hub-process.ts'), path.join(__dirname, 'child.ts'), path.join(__dirname, 'alloc-sampler.ts')];
   for (const file of files) {
     const { code } = transformSync(fs.readFileSync(file, 'utf8'), {
       filename: file,
