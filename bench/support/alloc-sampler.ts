@@ -14,7 +14,10 @@ const SAMPLE_INTERVAL_BYTES = 4096;
 const TOP_SITES = 10;
 
 export interface AllocationSite {
-  /** The innermost hub function on the allocating stack (`name (server/…:line)`), else where it happened outside hub code. */
+  /**
+   * The innermost hub function on the allocating stack (`name (server/…:line)`; in a benchmark hub the line
+   * is the compiled JavaScript's, so look the name up), else where it happened outside hub code.
+   */
   site: string;
   bytes: number;
 }
