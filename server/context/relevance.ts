@@ -207,6 +207,11 @@ export interface QuestionRelevance {
    * of them cannot overlap, so it is not tokenised at all: most of a long chart shares no term.
    */
   spellings: string[];
+  /**
+   * The spellings as one ASCII case-insensitive search, which tells the same without lower-casing a
+   * copy of every record (see mentionsSpelling); null when there are too many to search at once.
+   */
+  spellingSearch: RegExp | null;
 }
 
 export function analyzeQuestion(question: string): QuestionRelevance {
@@ -238,7 +243,41 @@ export function* analyzeQuestionSteps(question: string): Steps<QuestionRelevance
   const raw = yield* rawTokensOf(question);
   const lower = yield* mapInRuns(raw, (t) => t.toLowerCase());
   const terms = yield* relevanceTermsOf(raw, lower);
-  return { terms, exact: yield* exactTermsOf(question, lower), spellings: spellingsOf(terms) };
+  const spellings = spellingsOf(terms);
+  return { terms, exact: yield* exactTermsOf(question, lower), spellings, spellingSearch: spellingSearchOf(spellings) };
+}
+
+/**
+ * More spellings than this, or longer ones together (a client's megabyte of question, one token of
+ * which is a megabyte long), are looked for one at a time: V8 refuses a pattern that large.
+ */
+const MAX_SEARCHED_SPELLINGS = 64;
+const MAX_SEARCHED_CHARS = 4096;
+/** Spellings are ASCII (TOKEN is); the case-insensitive search below is sound only for ASCII ones. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+function spellingSearchOf(spellings: readonly string[]): RegExp | null {
+  if (spellings.length === 0 || spellings.length > MAX_SEARCHED_SPELLINGS) return null;
+  if (spellings.reduce((n, s) => n + s.length, 0) > MAX_SEARCHED_CHARS || !spellings.every((s) => ASCII.test(s))) return null;
+  // Literal alternatives, each tried once per position: linear in the text.
+  return new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), 'i');
+}
+
+/**
+ * Whether some part of a record's text contains a spelling of a question term, case-insensitively; when
+ * none does, no token of the record can overlap the question. The search is sound because a record
+ * overlaps only through an ASCII token (TOKEN) that lower-cases to a spelling, and a non-Unicode `i`
+ * search for ASCII text finds exactly its ASCII case variants. The parts are tested one by one (no joined
+ * copy, no lower-cased copy): a spelling is one token, never spanning the line break that joins them.
+ */
+function mentionsSpelling(question: QuestionRelevance, parts: readonly string[]): boolean {
+  const search = question.spellingSearch;
+  if (search) return parts.some((p) => search.test(p));
+  if (question.spellings.length === 0) return false;
+  return parts.some((p) => {
+    const lower = p.toLowerCase();
+    return question.spellings.some((s) => lower.includes(s));
+  });
 }
 
 function spellingsOf(terms: ReadonlySet<string>): string[] {
@@ -253,13 +292,17 @@ function spellingsOf(terms: ReadonlySet<string>): string[] {
  * contribute their authority, so a question naming an authority selects its guidance.
  */
 export function recordRelevanceText(record: EvidenceRecord): string {
+  return relevanceParts(record).join('\n');
+}
+
+function relevanceParts(record: EvidenceRecord): string[] {
   const parts = [record.resourceType];
   const title = record.metadata.title;
   if (typeof title === 'string') parts.push(title);
   parts.push(record.text);
   const authority = record.metadata.authority;
   if (record.resourceType === 'KnowledgeReference' && typeof authority === 'string') parts.push(authority);
-  return parts.join('\n');
+  return parts;
 }
 
 export interface RecordRelevance {
@@ -269,10 +312,7 @@ export interface RecordRelevance {
 
 /** Relevance of one record's text to an analysed question. */
 export function scoreText(question: QuestionRelevance, text: string): RecordRelevance {
-  if (question.exact.length === 0) {
-    const lower = text.toLowerCase();
-    if (!question.spellings.some((s) => lower.includes(s))) return { exact: false, overlap: 0 };
-  }
+  if (question.exact.length === 0 && !mentionsSpelling(question, [text])) return { exact: false, overlap: 0 };
   return scoreTokens(question, text);
 }
 
@@ -300,5 +340,10 @@ export function scoreTokens(question: QuestionRelevance, text: string): RecordRe
 }
 
 export function scoreRecord(question: QuestionRelevance, record: EvidenceRecord): RecordRelevance {
-  return scoreText(question, recordRelevanceText(record));
+  // Most records of a long chart share no term with the question: they are judged without joining their parts.
+  if (question.exact.length === 0) {
+    const parts = relevanceParts(record);
+    return mentionsSpelling(question, parts) ? scoreTokens(question, parts.join('\n')) : { exact: false, overlap: 0 };
+  }
+  return scoreTokens(question, recordRelevanceText(record));
 }

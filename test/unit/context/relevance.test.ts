@@ -7,6 +7,7 @@ import {
   isTimeWindow,
   normalizedTerms,
   relevanceTerms,
+  recordRelevanceText,
   scoreRecord,
   scoreText,
   scoreTokens,
@@ -140,6 +141,42 @@ describe('scoreRecord', () => {
   test('resource type and title take part', () => {
     const r = record({ resourceType: 'Immunization', text: 'BCG given', metadata: { title: 'Childhood schedule' } });
     expect(scoreRecord(analyzeQuestion('Which vaccines and schedule?'), r)).toEqual({ exact: false, overlap: 2 });
+  });
+
+  test('judging the parts one by one never changes a score (randomised records, titles and authorities)', () => {
+    const words = ['weight', 'WEIGHT', 'Weigh', 'visit', 'Appointments', 'drug', 'x-ray', 'X-RAY', 'who', 'WHO', 'guidelines', 'recommend', '—', 'İ', 'K', 'kg', 'İstanbul', '\n', 'allergy', 'ALLERGIC', 'ciel:12345', '2023-01-01'];
+    const types = ['ChartRecord', 'KnowledgeReference', 'Observation', 'AllergyIntolerance'];
+    let seed = 11;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const phrase = (len: number) => Array.from({ length: len }, () => words[rand(words.length)]).join(rand(4) === 0 ? '' : ' ');
+    // A question of more spellings than one search takes (every alias of medication, encounter, …).
+    const long = `${Array.from({ length: 80 }, (_, i) => `term${i}`).join(' ')} drugs visits allergies weight`;
+    for (let i = 0; i < 300; i++) {
+      const question = analyzeQuestion(i % 50 === 0 ? long : phrase(1 + rand(5)));
+      for (let j = 0; j < 10; j++) {
+        const metadata: Record<string, unknown> = {};
+        if (rand(2)) metadata.title = phrase(rand(3));
+        if (rand(2)) metadata.authority = phrase(1 + rand(2));
+        const r = record({ resourceType: types[rand(types.length)], text: phrase(rand(10)), metadata });
+        expect(scoreRecord(question, r)).toEqual(scoreTokens(question, recordRelevanceText(r)));
+      }
+    }
+  });
+
+  test('a question of many spellings is searched one spelling at a time, with the same result', () => {
+    const long = analyzeQuestion(`${Array.from({ length: 80 }, (_, i) => `term${i}`).join(' ')} weight`);
+    expect(long.spellingSearch).toBeNull();
+    expect(scoreRecord(long, record({ text: 'Weight (kg): 71' })).overlap).toBe(1);
+    expect(analyzeQuestion('latest weight?').spellingSearch).not.toBeNull();
+  });
+
+  test('a question with a token of a megabyte (more than one search pattern may hold) scores as a plain tokenisation does', () => {
+    const huge = `What about ${'x'.repeat(1_000_000)} and weight?`;
+    const question = analyzeQuestion(huge);
+    expect(question.spellingSearch).toBeNull();
+    const r = record({ text: `Weight (kg): 71 ${'x'.repeat(1_000_000)}` });
+    expect(scoreRecord(question, r)).toEqual(scoreTokens(question, recordRelevanceText(r)));
+    expect(scoreRecord(question, record({ text: 'Weight (kg): 71' })).overlap).toBe(1);
   });
 
   test('authority names select knowledge references', () => {
