@@ -74,6 +74,20 @@ describe('temporal gate on answer legs (~warn, ~enforce)', () => {
     expect(env.answerValidation.originalAnswer).toBe('The next appointment is on 2026-02-01 [2].');
   });
 
+  test.each([
+    ['a unit', (big: string) => `Weight (kg): 71 ${big}`, (big: string) => `Weight was 71 ${big} on 2026-03-02 [2].`],
+    ['a concept name', (big: string) => `Weight ${big}: 71 kg`, (big: string) => `Weight ${big} increased to 71 kg on 2026-03-02 [2].`],
+  ])('a chart with %s of 200,000 characters, quoted back by the model, is gated, not a 500', async (_name, record, answer) => {
+    const big = 'x'.repeat(200_000);
+    const chart = ['Patient records (most recent first):', '[1] (2026-03-02) Encounter: Visit', `[2] (2026-03-02) Finding — ${record(big)}`, '[3] (2026-01-10) Finding — Height (cm): 158 cm'].join('\n');
+    ctx.router.script({ content: reply(`${answer(big)} Height was 158 cm on 2026-03-02 [3].`) });
+    const env = await envelopeOf(
+      await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: [{ role: 'user', content: chart }, { role: 'user', content: 'What are the latest weight and height?' }] }),
+    );
+    expect(env.temporalGate).toMatchObject({ schema_version: 'temporal_gate.v1', mode: 'enforce', status: 'fail' });
+    expect(env.temporalGate.checks.map((c: { id: string }) => c.id)).toContain('date_value_binding');
+  });
+
   test('the writer sees the temporal facts first in the shared context message', async () => {
     ctx.router.script({ content: reply(CORRECT) });
     await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'answer:gemma-4-12b~enforce', messages: messages('How has the weight changed?') });

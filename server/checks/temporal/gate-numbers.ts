@@ -7,7 +7,7 @@
  * because a misread number would flag a correct answer.
  */
 import { coordinatedGroup, type Mention } from './gate-series';
-import { countWhile, escapeRegExp, trimmedEnd, wordWindowStart } from './text';
+import { countWhile, escapeRegExp, MAX_MATCHED_NAME_CHARS, trimmedEnd, wordWindowStart } from './text';
 import type { NumericSeries } from './types';
 
 export interface ValueToken {
@@ -121,7 +121,7 @@ function numberSpans(text: string): NumberSpan[] {
 /** The unit as a pattern: µ/μ/u interchangeable, `/µL` also as `/mm3`, spaces optional. */
 function unitPattern(unit: string): RegExp | null {
   const u = unit.trim();
-  if (!u || /^\d/.test(u)) return null;
+  if (!u || /^\d/.test(u) || u.length > MAX_MATCHED_NAME_CHARS) return null;
   // A blank run in the unit is one `\s*` (two in a row would share a long run of the answer's blanks).
   const chars = [...u].filter((c, i, all) => !(i > 0 && /\s/.test(c) && /\s/.test(all[i - 1])));
   const body = chars.map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');

@@ -6,7 +6,7 @@
  */
 import { formatPoint, formatValue, type SelectedSeries } from './gate-common';
 import { runSteps, type Steps } from '../../event-loop';
-import { countWhile, escapeRegExp } from './text';
+import { countWhile, escapeRegExp, MAX_MATCHED_NAME_CHARS } from './text';
 import type { NumericSeries, SeriesPoint } from './types';
 
 export interface Mention {
@@ -78,6 +78,7 @@ const FOLDS_TO_ASCII = /[\u017f\u212a]/;
  * ASCII letters is exactly a lower-case substring). A name is scanned for in each text a gate reads.
  */
 export function phraseSpans(tokens: readonly string[], text: string, lower: string | null): Array<{ start: number; end: number }> {
+  if (tokens.reduce((n, t) => n + t.length, 0) > MAX_MATCHED_NAME_CHARS) return [];
   if (lower !== null && tokens.every((t) => ASCII_TOKEN.test(t)) && tokens.some((t) => !lower.includes(t))) return [];
   return spansOf(phraseRegExp(tokens), text);
 }

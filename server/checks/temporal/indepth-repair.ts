@@ -5,7 +5,7 @@
  * claim's value, unit and date. Anything less certain is left for the checks to mark.
  */
 import { markerIndices } from '../citation-markers';
-import { blankMarkers, blankSpans, escapeRegExp, findIsoDates, isCalendarDate } from './text';
+import { blankMarkers, blankSpans, escapeRegExp, findIsoDates, isCalendarDate, MAX_MATCHED_NAME_CHARS } from './text';
 import type { SeriesPoint, TemporalFacts } from './types';
 
 /** Separators a sampler writes instead of `-` inside an ISO date: underscore and hyphen look-alikes. */
@@ -63,6 +63,7 @@ export function repairOddDates(text: string, ledger: ReadonlySet<string>): DateR
 
 /** `71 kg` (spaces optional, µ/μ/u interchangeable), not the start of a longer unit (`kg/m2`). */
 function writesValue(text: string, p: SeriesPoint): boolean {
+  if (p.unit.trim().length > MAX_MATCHED_NAME_CHARS) return false;
   // A blank run in the unit is one `\s*` (two in a row would share a long run of the claim's blanks).
   const chars = [...p.unit.trim()].filter((c, i, all) => !(i > 0 && /\s/.test(c) && /\s/.test(all[i - 1])));
   const unit = chars.map((c) => (/[µμ]/.test(c) ? '[µμu]' : /\s/.test(c) ? '\\s*' : escapeRegExp(c))).join('');

@@ -245,6 +245,14 @@ export function monthsBefore(iso: string, months: number): string {
   return new Date(Date.UTC(ty, tm, Math.min(d, lastDay))).toISOString().slice(0, 10);
 }
 
+/**
+ * Units and series names longer than this are never looked for in an answer or a claim. A real unit
+ * is a few characters and a concept name a few words; a hostile chart's "unit" of 200,000 characters
+ * made a pattern V8 could not compile (a stack overflow, then `Invalid regular expression` at about
+ * 100,000), which threw out of the gate and cost the turn its Answer.
+ */
+export const MAX_MATCHED_NAME_CHARS = 256;
+
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
