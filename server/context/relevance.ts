@@ -11,6 +11,7 @@
  *   time windows never count, so "the last 6 months" relates to nothing by itself.
  */
 import { eachInRuns, mapInRuns, runSteps, type Steps } from '../event-loop';
+import { escapeRegExp } from '../regexp';
 import type { EvidenceRecord } from './types';
 
 /** One token: alphanumerics joined by single `-_.:/` separators (`CIEL:12345`, `2.5y`, `E11.9`). */
@@ -260,7 +261,7 @@ function spellingSearchOf(spellings: readonly string[]): RegExp | null {
   if (spellings.length === 0 || spellings.length > MAX_SEARCHED_SPELLINGS) return null;
   if (spellings.reduce((n, s) => n + s.length, 0) > MAX_SEARCHED_CHARS || !spellings.every((s) => ASCII.test(s))) return null;
   // Literal alternatives, each tried once per position: linear in the text.
-  return new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), 'i');
+  return new RegExp(spellings.map(escapeRegExp).join('|'), 'i');
 }
 
 /**

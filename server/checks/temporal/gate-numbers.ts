@@ -7,7 +7,8 @@
  * because a misread number would flag a correct answer.
  */
 import { coordinatedGroup, type Mention } from './gate-series';
-import { countWhile, escapeRegExp, MAX_MATCHED_NAME_CHARS, trimmedEnd, wordWindowStart } from './text';
+import { escapeRegExp } from '../../regexp';
+import { countWhile, MAX_MATCHED_NAME_CHARS, trimmedEnd, wordWindowStart } from './text';
 import type { NumericSeries } from './types';
 
 export interface ValueToken {

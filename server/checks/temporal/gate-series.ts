@@ -6,7 +6,8 @@
  */
 import { formatPoint, formatValue, type SelectedSeries } from './gate-common';
 import { runSteps, type Steps } from '../../event-loop';
-import { countWhile, escapeRegExp, MAX_MATCHED_NAME_CHARS } from './text';
+import { escapeRegExp } from '../../regexp';
+import { countWhile, MAX_MATCHED_NAME_CHARS } from './text';
 import type { NumericSeries, SeriesPoint } from './types';
 
 export interface Mention {

@@ -5,7 +5,8 @@
  * claim's value, unit and date. Anything less certain is left for the checks to mark.
  */
 import { markerIndices } from '../citation-markers';
-import { blankMarkers, blankSpans, escapeRegExp, findIsoDates, isCalendarDate, MAX_MATCHED_NAME_CHARS } from './text';
+import { escapeRegExp } from '../../regexp';
+import { blankMarkers, blankSpans, findIsoDates, isCalendarDate, MAX_MATCHED_NAME_CHARS } from './text';
 import type { SeriesPoint, TemporalFacts } from './types';
 
 /** Separators a sampler writes instead of `-` inside an ISO date: underscore and hyphen look-alikes. */

@@ -252,7 +252,3 @@ export function monthsBefore(iso: string, months: number): string {
  * 100,000), which threw out of the gate and cost the turn its Answer.
  */
 export const MAX_MATCHED_NAME_CHARS = 256;
-
-export function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
