@@ -18,6 +18,7 @@ import { MODEL, productRequest, productScripts } from './support/product-fixture
 import { runAsMain, writeResult } from './support/results';
 import { spawnHub } from './support/spawn-hub';
 import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
+import { turnReplay } from './support/turn-replay';
 
 const LEGS = Number(process.env.BENCH_ALLOC_LEGS ?? 1000);
 const TURNS = Number(process.env.BENCH_ALLOC_TURNS ?? 60);
@@ -61,22 +62,18 @@ function row(what: string, n: number, hub: AllocationReport, baseline: string, b
   };
 }
 
-/** This process replaying `requests` `turns` times, as the hub sends them: what the exchanges alone allocate. */
+/** What this process allocates replaying the last turn's router requests `turns` times (support/turn-replay.ts). */
 async function replayAllocation(router: SpawnedRouter, perTurn: number, turns: number): Promise<number> {
-  const requests = (await router.lastRequests(perTurn)).map((r) => ({ path: r.path, payload: JSON.stringify(r.body) }));
-  const pool = new Pool(router.baseUrl, { connections: 1 });
+  const replay = await turnReplay(router, perTurn);
   try {
-    const replay = () => repeat(turns, async () => {
-      for (const r of requests) await send(pool, r.path, r.payload);
-    });
-    await replay();
+    await replay.replay(turns);
     await startAllocationSampling();
-    const failed = await replay().then(() => null, (err: unknown) => err);
+    const failed = await replay.replay(turns).then(() => null, (err: unknown) => err);
     const report = await stopAllocationSampling();
     if (failed) throw failed;
     return report.bytes;
   } finally {
-    await pool.destroy();
+    await replay.close();
   }
 }
 

@@ -18,6 +18,7 @@ import { MODEL, productRequest, productScripts } from './support/product-fixture
 import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter, type SpawnedRouter } from './support/spawn-router';
+import { turnReplay } from './support/turn-replay';
 
 const RECORDS = Number(process.env.BENCH_PRODUCT_RECORDS ?? 365);
 const TURNS = Number(process.env.BENCH_PRODUCT_TURNS ?? 150);
@@ -47,25 +48,15 @@ async function cpuDuring(child: { usage(): Promise<{ cpuUs: number; systemUs: nu
 
 /** This process's CPU (ms) per turn for replaying the last turn's router requests TURNS times. */
 async function transportFloor(router: SpawnedRouter, perTurn: number): Promise<number> {
-  const requests = (await router.lastRequests(perTurn)).map((r) => ({ path: r.path, payload: JSON.stringify(r.body) }));
-  const pool = new Pool(router.baseUrl, { connections: 1 });
-  const replay = async (turns: number) => {
-    for (let i = 0; i < turns; i++) {
-      for (const r of requests) {
-        // As the hub does: the body goes out as a string, the reply is read whole and parsed.
-        const res = await pool.request({ method: 'POST', path: r.path, headers: { 'content-type': 'application/json' }, body: r.payload });
-        JSON.parse(await res.body.text());
-      }
-    }
-  };
+  const turns = await turnReplay(router, perTurn);
   try {
-    await replay(WARMUP);
+    await turns.replay(WARMUP);
     const u0 = process.cpuUsage();
-    await replay(TURNS);
+    await turns.replay(TURNS);
     const u = process.cpuUsage(u0);
     return (u.user + u.system) / 1000 / TURNS;
   } finally {
-    await pool.destroy();
+    await turns.close();
   }
 }
 
