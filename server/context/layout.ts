@@ -1,9 +1,14 @@
 /**
  * Prompt layout (decision 8): every stage of one answer sends the same context message first
  * (temporal facts, then the records) and its own instructions after it, so the router's prompt
- * cache reads the context once per answer. Everything goes in one user message because several
- * chat templates (Gemma's among them) refuse two user messages in a row or a mid-conversation
- * system message; the shared text is still a byte-identical prefix of every stage's prompt.
+ * cache reads the context once per answer. Two layouts carry it:
+ * - joined (the default): everything in one user message, because several chat templates (Gemma 3's
+ *   among them) refuse two user messages in a row or a mid-conversation system message; the shared
+ *   text is still a byte-identical prefix of every stage's prompt;
+ * - split: the context as a user message of its own and the stage's text as a second one, for a model
+ *   whose template was probed to write a special token between them (llm/context-partition.ts). The
+ *   token seals the context off, so a later stage's prompt is provably at most the Answer's exact count
+ *   plus its own bytes (decision 27) and needs no count of its own.
  */
 import { CHART_MARKER, contentText, type ChatMessageLike } from './inline-chart';
 import { SharedBlock, blockMessage } from '../llm/shared-block';
@@ -33,10 +38,14 @@ function historyText(history: readonly ChatMessageLike[]): string {
   return lines.length ? `=== EARLIER CONVERSATION ===\n${lines.join('\n')}\n\n` : '';
 }
 
-export function stageMessages(context: SharedBlock, stage: StageInstructions): ChatMessage[] {
+/** The stage's messages: the context block first, then its instructions, history and question (joined or split). */
+export function stageMessages(context: SharedBlock, stage: StageInstructions, layout: PromptLayout = 'joined'): ChatMessage[] {
   const tail = `${stage.instructions.trim()}\n\n${historyText(stage.history)}=== QUESTION ===\n${stage.question.trim()}`;
+  if (layout === 'split') return [blockMessage('user', context, ''), { role: 'user', content: tail }];
   return [blockMessage('user', context, `\n\n${tail}`)];
 }
+
+export type PromptLayout = 'joined' | 'split';
 
 /** Length of the common leading text of two prompts (the part a prompt cache can reuse). */
 export function commonPrefix(a: string, b: string): string {

@@ -8,6 +8,7 @@ import { contextError } from '../errors';
 import type { CallOptions, ChatRequest, ChatResult } from '../llm/types';
 import { commonPrefix } from '../context/layout';
 import { addUsage } from './usage';
+import { noteAnswerCount, proveFit, type FitProof } from './fit';
 import type { EngineDeps, PromptEvaluation, TurnState } from './types';
 
 export interface BudgetMeasurement {
@@ -17,9 +18,11 @@ export interface BudgetMeasurement {
   input_tokens: number | null;
   output_tokens: number;
   context_window: number;
-  /** Present when fit was proven without a pre-call count (decision 24): how, and the bound that proved it. */
+  /** Present when fit was proven without a pre-call count (decisions 24, 27): how, and the bound that proved it. */
   method?: 'byte_bound';
   input_bound?: number;
+  /** What the bound stands on: the Answer's exact count plus this stage's own bytes, or the prompt's bytes alone. */
+  input_bound_basis?: FitProof['basis'];
   /** Why `input_tokens` stayed null after a `byte_bound` call. */
   input_tokens_unavailable?: string;
 }
@@ -27,8 +30,8 @@ export interface BudgetMeasurement {
 /**
  * Applies the guard to a request body (mutating `max_tokens`) and records the measurement. A prompt
  * already counted (the Answer, measured by selection) uses that count; otherwise a sound upper bound
- * that fits the window (decision 24) spares the pre-call count; otherwise it is counted exactly and a
- * call that cannot fit is refused before it reaches the router.
+ * that fits the window (decisions 24, 27) spares the pre-call count; otherwise it is counted exactly
+ * and a call that cannot fit is refused before it reaches the router.
  */
 export async function guardCall(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, stage: string, body: ChatRequest): Promise<BudgetMeasurement | null> {
   const budget = turn.profile.context;
@@ -38,10 +41,11 @@ export async function guardCall(turn: TurnState, deps: Pick<EngineDeps, 'fitBoun
   body.max_tokens = Math.min(requested, reserved);
   const measurement: BudgetMeasurement = { stage, model: body.model, input_tokens: null, output_tokens: body.max_tokens, context_window: budget.window };
   const known = turn.tokens.knownChatCount(body);
-  const bound = known || !deps.fitBounds ? null : await deps.fitBounds.bound(body);
-  if (bound !== null && bound + body.max_tokens <= budget.window) {
+  const proof = known ? null : await proveFit(turn, deps, body);
+  if (proof !== null && proof.bound + body.max_tokens <= budget.window) {
     measurement.method = 'byte_bound';
-    measurement.input_bound = bound;
+    measurement.input_bound = proof.bound;
+    measurement.input_bound_basis = proof.basis;
     turn.budgets.push(measurement);
     return measurement;
   }
@@ -109,6 +113,8 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
     if (result.usage.prompt_tokens > 0) measurement.input_tokens = result.usage.prompt_tokens;
     else measurement.input_tokens_unavailable = 'router_reported_no_prompt_tokens';
   }
+  // The Answer's exact figure is what later stages' bounds stand on (decision 27).
+  if (stage === 'answer' && measurement?.input_tokens != null) noteAnswerCount(turn, body, measurement.input_tokens);
   addUsage(turn.usage, result.usage);
   notePromptEvaluation(turn.promptEvaluation, stage, result);
   deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });

@@ -7,6 +7,7 @@ import { isAbortError } from '../errors';
 import type { ChatRequest, ChatResult } from '../llm/types';
 import type { Role } from '../profiles/types';
 import { callModel } from './budget';
+import { proveFit } from './fit';
 import type { EngineDeps, TurnState } from './types';
 
 /** Validators keep the sampling floor of §4.6 unless a knob (or the grounding policy) says otherwise. */
@@ -28,15 +29,15 @@ export function checkerSampling(turn: TurnState, deps: EngineDeps, role: Extract
 
 /**
  * Whether a request fits the profile's window with its output reserve (always true without a budget):
- * a sound bound that fits proves it without a count (decision 24); otherwise the exact count decides.
+ * a sound bound that fits proves it without a count (decisions 24, 27); otherwise the exact count decides.
  */
 export async function fitsWindow(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, body: ChatRequest): Promise<boolean> {
   const budget = turn.profile.context;
   if (!budget.exactTokenizer || !turn.tokens) return true;
   const output = Math.min(typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : budget.reservedOutputTokens, budget.reservedOutputTokens);
   const known = turn.tokens.knownChatCount(body);
-  const bound = known || !deps.fitBounds ? null : await deps.fitBounds.bound(body);
-  if (bound !== null && bound + output <= budget.window) return true;
+  const proof = known ? null : await proveFit(turn, deps, body);
+  if (proof !== null && proof.bound + output <= budget.window) return true;
   const input = await (known ?? turn.tokens.countChat(body));
   return input + output <= budget.window;
 }

@@ -16,6 +16,7 @@ import { prepareBody, type SharedBlock } from '../llm/shared-block';
 import { createTokenCounter } from '../llm/tokens';
 import { LoopSlice } from '../event-loop';
 import { answerRequest } from './stages/answer';
+import { promptLayout } from './fit';
 import { gatheredNotes } from './gather/gathered';
 import type { EngineDeps, TurnState } from './types';
 
@@ -59,8 +60,10 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
     if (!block) blocks.set(chart, (block = buildContextMessage({ temporalFacts, chart })));
     return block;
   };
+  // The layout the Answer is dispatched with: what is measured here is the very request it sends.
+  const layout = await promptLayout(turn, deps, model);
   const measureWith = async (chart: string, history: TurnState['conversation']) => {
-    const request = answerRequest(turn, deps, blockFor(chart), history);
+    const request = answerRequest(turn, deps, blockFor(chart), history, layout);
     // A large block's (or long question's) JSON bytes and digest, what counting and dispatch read, in slices first.
     await prepareBody(request, new LoopSlice());
     return counter.countChat(request);

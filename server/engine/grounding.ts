@@ -23,9 +23,10 @@ import {
   type GroundingCheck,
   type GroundingPair,
 } from '../checks/grounding';
-import { stageMessages } from '../context/layout';
+import { stageMessages, type PromptLayout } from '../context/layout';
 import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling, fitsWindow } from './checker';
+import { promptLayout } from './fit';
 import type { Reference } from './references';
 import type { EngineDeps, TurnState } from './types';
 
@@ -41,12 +42,16 @@ export interface CheckedPair {
   check: GroundingCheck;
 }
 
-/** The checker request for one batch; with the shared context first when it fits (decision 8). */
-export function factCheckRequest(turn: TurnState, deps: EngineDeps, instructions: string, items: readonly FactCheckItem[], withContext: boolean): ChatRequest {
+/** The agreement check of a plan without a grounding model falls back to its reviewer, then the second writer. */
+function factCheckModel(turn: TurnState): string {
+  return turn.profile.models.grounding ?? turn.profile.models.review ?? turn.profile.models.second!;
+}
+
+/** The checker request for one batch: after the shared context in the model's layout (decision 8), or on its own (null). */
+export function factCheckRequest(turn: TurnState, deps: EngineDeps, instructions: string, items: readonly FactCheckItem[], context: PromptLayout | null): ChatRequest {
   const text = `${instructions.trim()}\n\n${factCheckPrompt(items)}`;
-  const messages = withContext ? stageMessages(turn.contextMessage, { instructions: text, history: [], question: turn.question }) : [{ role: 'user' as const, content: text }];
-  // The agreement check of a plan without a grounding model falls back to its reviewer, then the second writer.
-  const model = turn.profile.models.grounding ?? turn.profile.models.review ?? turn.profile.models.second!;
+  const messages = context ? stageMessages(turn.contextMessage, { instructions: text, history: [], question: turn.question }, context) : [{ role: 'user' as const, content: text }];
+  const model = factCheckModel(turn);
   return { model, messages, ...checkerSampling(turn, deps, 'grounding'), response_format: GROUNDING_RESPONSE_FORMAT };
 }
 
@@ -59,10 +64,10 @@ export function factCheckIO(turn: TurnState, deps: EngineDeps, stage: string, in
   const chosen = new WeakMap<readonly FactCheckItem[], ChatRequest | null>();
   const pick = async (items: readonly FactCheckItem[]): Promise<ChatRequest | null> => {
     if (chosen.has(items)) return chosen.get(items)!;
-    const shared = factCheckRequest(turn, deps, instructions, items, true);
+    const shared = factCheckRequest(turn, deps, instructions, items, await promptLayout(turn, deps, factCheckModel(turn)));
     let body: ChatRequest | null = shared;
     if (!(await fitsWindow(turn, deps, shared))) {
-      const alone = factCheckRequest(turn, deps, instructions, items, false);
+      const alone = factCheckRequest(turn, deps, instructions, items, null);
       body = (await fitsWindow(turn, deps, alone)) ? alone : null;
     }
     chosen.set(items, body);

@@ -4,13 +4,14 @@
  * with the reviewer's note, and an unavailable review keeps every claim, saying it was not reviewed.
  */
 import { INDEPTH_VERDICT_RESPONSE_FORMAT, flagNotes, numberedClaims, parseInDepthVerdict } from '../checks/review';
-import { stageMessages } from '../context/layout';
+import { promptLayout } from './fit';
+import { stageMessages, type PromptLayout } from '../context/layout';
 import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling } from './checker';
 import { gatheredEvidence } from './gathered';
 import type { EngineDeps, InDepthReviewState, TurnState } from './types';
 
-export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: readonly string[]): ChatRequest {
+export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: readonly string[], layout: PromptLayout = 'joined'): ChatRequest {
   // The reviewer reads what the In-Depth writer read (§7.6): the gathered section, when anything was gathered.
   const gathered = gatheredEvidence(turn);
   const instructions = [
@@ -21,7 +22,7 @@ export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: 
   ].join('\n\n');
   return {
     model: turn.profile.models.review!,
-    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }),
+    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }, layout),
     ...checkerSampling(turn, deps, 'review'),
     response_format: INDEPTH_VERDICT_RESPONSE_FORMAT,
   };
@@ -34,7 +35,7 @@ export function reviewsInDepth(turn: TurnState): boolean {
 
 export async function reviewInDepth(turn: TurnState, deps: EngineDeps, claims: readonly string[]): Promise<InDepthReviewState> {
   if (claims.length === 0) return { status: 'clean', notes: new Map() };
-  const body = inDepthReviewRequest(turn, deps, claims);
+  const body = inDepthReviewRequest(turn, deps, claims, await promptLayout(turn, deps, turn.profile.models.review!));
   const outcome = await callChecker(turn, deps, 'indepth_review', body);
   const verdict = outcome.ok ? parseInDepthVerdict(outcome.result.content, claims.length) : null;
   const state: InDepthReviewState = verdict === null ? { status: 'unavailable', notes: new Map() } : { status: verdict.drop.length ? 'flagged' : 'clean', notes: flagNotes(verdict) };

@@ -14,6 +14,7 @@ import { zeroUsage } from './usage';
 import { SharedBlock } from '../llm/shared-block';
 import { newDrugSafetyTurn } from './stages/drug-safety';
 import { newGatherTurn } from './gather/types';
+import { newFitTurn } from './fit';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
@@ -80,6 +81,7 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     inDepthReview: null,
     drugSafety: newDrugSafetyTurn(),
     gather: newGatherTurn(),
+    fit: newFitTurn(),
   };
 }
 

@@ -9,6 +9,7 @@ import type { SourceRegistry } from '../context/registry';
 import type { TokenCounter, LocalTokenizer } from '../llm/tokens';
 import type { BudgetMeasurement } from './budget';
 import type { FitBounds } from '../llm/fit-bound';
+import type { FitTurn } from './fit';
 import type { HubMetrics } from '../metrics';
 import type { Reference } from './references';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
@@ -159,6 +160,8 @@ export interface TurnState {
   drugSafety: DrugSafetyTurn;
   /** Team gather's part of the turn (expert notes, gathered text), written only by engine/gather. */
   gather: GatherTurn;
+  /** Fit proofs' part of the turn (prompt layouts, the Answer's exact count), written only by engine/fit.ts. */
+  fit: FitTurn;
 }
 
 export interface AnswerReviewState {

@@ -13,12 +13,28 @@
  * count; the exact figure is then the router's reported `prompt_tokens`. Without the capabilities, or
  * when the bound does not fit (a prompt near the limit), the caller counts exactly as before.
  */
-import { blockParts } from './shared-block';
+import { probeContextPartition, type ContextPartition } from './context-partition';
+import { blockParts, type SharedBlock } from './shared-block';
 import type { ChatMessage, ChatRequest, RouterClient } from './types';
 
+/** The Answer's exact prompt tokens, and the context block and model they were measured on. */
+export interface AnswerAnchor {
+  model: string;
+  block: SharedBlock;
+  tokens: number;
+}
+
 export interface FitBounds {
-  /** A sound upper bound on the prompt tokens of `req`, or null when none can be proven. */
+  /** A sound upper bound on the prompt tokens of `req` from its bytes alone, or null when none can be proven. */
   bound(req: ChatRequest): Promise<number | null>;
+  /**
+   * Decision 27: a sound upper bound on a later stage's prompt tokens from the Answer's exact count plus the
+   * bytes of the stage's own text, or null when it cannot be proven (another model or block, another layout,
+   * a template without the partition, a tokenizer that fails the byte premise).
+   */
+  anchoredBound(req: ChatRequest, anchor: AnswerAnchor): Promise<number | null>;
+  /** Whether the model's template seals a context message off with a special token (context-partition.ts). */
+  partitions(model: string): Promise<boolean>;
 }
 
 /**
@@ -44,6 +60,7 @@ const ADDED_SPECIAL_TOKENS = 2;
 export function createFitBounds(router: RouterClient): FitBounds {
   const premise = new Map<string, Promise<boolean>>();
   const templates = new Map<string, Promise<number>>();
+  const partitionsByModel = new Map<string, Promise<ContextPartition | null>>();
 
   /**
    * Shared, process-wide answers. A failed probe (a router without the endpoint, or one that is down)
@@ -74,7 +91,24 @@ export function createFitBounds(router: RouterClient): FitBounds {
       return Buffer.byteLength(rendered, 'utf8');
     });
 
+  /** The partition of a model whose tokenizer also passes the byte premise; null otherwise (never throws). */
+  const partition = async (model: string): Promise<ContextPartition | null> => {
+    try {
+      if (!(await bytePerTokenHolds(model))) return null;
+      return await once(partitionsByModel, model, () => probeContextPartition(router, model));
+    } catch {
+      return null;
+    }
+  };
+
   return {
+    partitions: async (model) => (await partition(model)) !== null,
+    async anchoredBound(req, anchor) {
+      const own = stageTextBytes(req, anchor);
+      if (own === null) return null;
+      const p = await partition(req.model);
+      return p === null ? null : anchor.tokens + p.templateBytesAfterContext + ADDED_SPECIAL_TOKENS + own;
+    },
     async bound(req) {
       // Tools and template arguments change what the template renders: only plain chats are bounded.
       if (req.tools !== undefined || req.tool_choice !== undefined || req.chat_template_kwargs !== undefined) return null;
@@ -103,4 +137,19 @@ function contentBytes(m: ChatMessage): number | null {
   const parts = blockParts(m);
   if (parts) return parts.block.utf8Length() + Buffer.byteLength(parts.tail, 'utf8');
   return typeof m.content === 'string' ? Buffer.byteLength(m.content, 'utf8') : null;
+}
+
+/**
+ * UTF-8 bytes of a stage's own text when `req` is the partitioned layout on the anchor's context: exactly two
+ * plain user messages, the first the anchor's block alone, same model, no tools or template arguments.
+ * Null for any other shape, which the anchor says nothing about.
+ */
+export function stageTextBytes(req: ChatRequest, anchor: AnswerAnchor): number | null {
+  if (req.model !== anchor.model || req.tools !== undefined || req.tool_choice !== undefined || req.chat_template_kwargs !== undefined) return null;
+  if (req.messages.length !== 2) return null;
+  const [context, stage] = req.messages;
+  const parts = blockParts(context);
+  if (!parts || parts.block !== anchor.block || parts.tail !== '' || context.role !== 'user') return null;
+  if (stage.role !== 'user' || typeof stage.content !== 'string' || blockParts(stage)) return null;
+  return Buffer.byteLength(stage.content, 'utf8');
 }

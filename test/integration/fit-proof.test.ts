@@ -33,8 +33,11 @@ describe('fit proven by a byte bound (HUB_FIT_PROOF default)', () => {
     expect(env.answerValidation.status).toBe('checked');
     const chats = ctx.router.chatRequests();
     expect(counts(ctx.router)).toBe(1);
-    // The capability probe and the template's bytes: asked once for the writer model (every stage here uses it).
-    expect(paths(ctx.router).filter((p) => p === '/tokenize' || p === '/apply-template').sort()).toEqual(['/apply-template', '/tokenize']);
+    // Asked once for the writer model (every stage here uses it): the byte premise (one /tokenize), the partition
+    // probe (two renders of two user messages and the text between them counted two ways: Llama 2's `[INST]`
+    // holds no special token, so the stages stay joined) and the template's bytes around one message.
+    expect(paths(ctx.router).filter((p) => p === '/tokenize' || p === '/apply-template').sort()).toEqual(['/apply-template', '/apply-template', '/apply-template', '/tokenize', '/tokenize', '/tokenize']);
+    for (const chat of chats) expect(chat.body.messages).toHaveLength(1);
     const [line] = await traceLines(ctx.hub);
     const measurements = line.exact_request_budgets.measurements as Array<Record<string, any>>;
     expect(measurements[0]).toMatchObject({ stage: 'answer', input_tokens: line.context.input_tokens });
@@ -65,6 +68,59 @@ describe('fit proven by a byte bound (HUB_FIT_PROOF default)', () => {
     expect(measurements.length).toBe(ctx.router.chatRequests().length);
     for (const m of measurements) expect(m).not.toHaveProperty('method');
     expect(counts(ctx.router)).toBeGreaterThanOrEqual(measurements.length);
+  });
+});
+
+describe('a template whose turn markers are special tokens (Gemma 4): later stages stand on the Answer\'s count (decision 27)', () => {
+  const ctx = useRouterAndHub({ models: MODELS, env: ENV, template: 'gemma4' });
+  const CHART_365 = `Patient records (most recent first):\n${syntheticChart(365)}`;
+
+  test('a clean 365-record checked turn makes at most 7 router requests: the Answer\'s count and one call per stage', async () => {
+    scriptChecked(ctx.router, { answer: 'The weight is 55 kg [1].', citations: [1], claims: ['Metformin 500 mg was ordered [2].'] });
+    await checkedTurn(ctx.hub.url, CHART_365); // the first turn also asks the per-model probes
+    ctx.router.reset();
+    scriptChecked(ctx.router, { answer: 'The weight is 55 kg [1].', citations: [1], claims: ['Metformin 500 mg was ordered [2].'] });
+    const env = await checkedTurn(ctx.hub.url, CHART_365);
+    expect(env.answerValidation.status).toBe('checked');
+    const chats = ctx.router.chatRequests();
+    expect(chats.length).toBe(6);
+    expect(paths(ctx.router)).toEqual([...Array(1).fill('/v1/chat/completions/input_tokens'), ...chats.map(() => '/v1/chat/completions')]);
+    expect(ctx.router.requests.length).toBeLessThanOrEqual(7);
+    // Every stage opens with the same context message, alone; its own text is a second user message.
+    const first = chats[0].body.messages[0].content;
+    for (const chat of chats) {
+      expect(chat.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'user']);
+      expect(chat.body.messages[0].content).toBe(first);
+    }
+    const [line] = (await traceLines(ctx.hub)).slice(-1);
+    const [answer, ...later] = line.exact_request_budgets.measurements as Array<Record<string, any>>;
+    expect(answer).not.toHaveProperty('method');
+    expect(later.length).toBe(5);
+    for (const m of later) {
+      expect(m).toMatchObject({ method: 'byte_bound', input_bound_basis: 'answer_count' });
+      // Sound: the router's own count of the prompt never exceeds the bound that let it skip its count.
+      expect(m.input_tokens).toBeLessThanOrEqual(m.input_bound);
+      expect(m.input_bound + m.output_tokens).toBeLessThanOrEqual(m.context_window);
+      // Tighter than the bytes: the whole prompt has more bytes than the input limit.
+      expect(m.input_bound).toBeLessThan(Buffer.byteLength(first, 'utf8'));
+    }
+  });
+
+  test('a stage whose bound overflows the window is counted exactly before its call', async () => {
+    // A 24 KB question is in every stage's own text: the Answer's count plus those bytes exceed the input limit,
+    // though each prompt fits in tokens.
+    const question = `${'How has the weight changed? '.repeat(900)}`.trim();
+    scriptChecked(ctx.router, { answer: ANSWER, citations: [3, 2], claims: CLAIMS });
+    const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-checked', messages: [{ role: 'user', content: SMALL_CHART }, { role: 'user', content: question }] });
+    expect(res.status).toBe(200);
+    const [line] = (await traceLines(ctx.hub)).slice(-1);
+    const [, ...later] = line.exact_request_budgets.measurements as Array<Record<string, any>>;
+    expect(later.length).toBe(ctx.router.chatRequests().length - 1);
+    for (const m of later) {
+      expect(m).not.toHaveProperty('method');
+      expect(m.input_tokens + m.output_tokens).toBeLessThanOrEqual(m.context_window);
+    }
+    expect(counts(ctx.router)).toBe(1 + later.length);
   });
 });
 

@@ -18,6 +18,36 @@ export function fakeTokenize(text: string): string[] {
   return String(text ?? '').match(PIECE_RE) ?? [];
 }
 
+/**
+ * Gemma 4's control tokens (its prompt format: `<|turn>role\n…<turn|>`). A router that parses special tokens
+ * (llama.cpp's chat prompts, and `/tokenize` by default) makes each occurrence ONE token and tokenizes the
+ * text between occurrences fragment by fragment, never across one.
+ */
+export const GEMMA4_SPECIAL_TOKENS = ['<|turn>', '<turn|>'] as const;
+
+/**
+ * The fake tokenizer with special tokens parsed: the text split at each special token (each one piece), and
+ * every fragment between them tokenized on its own by `fakeTokenize`. Pieces still concatenate to `text`.
+ */
+export function fakeTokenizeSpecial(text: string, specials: readonly string[] = GEMMA4_SPECIAL_TOKENS): string[] {
+  const s = String(text ?? '');
+  const pieces: string[] = [];
+  let from = 0;
+  for (;;) {
+    let at = -1;
+    let hit = '';
+    for (const t of specials) {
+      const i = s.indexOf(t, from);
+      if (i !== -1 && (at === -1 || i < at || (i === at && t.length > hit.length))) { at = i; hit = t; }
+    }
+    if (at === -1) break;
+    pieces.push(...fakeTokenize(s.slice(from, at)), hit);
+    from = at + hit.length;
+  }
+  pieces.push(...fakeTokenize(s.slice(from)));
+  return pieces;
+}
+
 /** Stable id of a piece (FNV-1a), in [259, 32000) like a 32k SentencePiece vocab above the byte tokens. */
 export function fakeTokenId(piece: string): number {
   let h = 0x811c9dc5;
@@ -52,6 +82,29 @@ export function fakeApplyTemplate(messages: Array<{ role: string; content: unkno
     else out += `[${String(m.role)}] ${c}\n`;
   }
   return out;
+}
+
+/** Chat templates the fake router can render: Llama 2's `[INST]` (default) or Gemma 4's turns. */
+export type FakeTemplate = 'llama2' | 'gemma4';
+
+/**
+ * Gemma 4-style fake chat template: `<|turn>role\ncontent<turn|>\n` per message (the assistant's role is
+ * `model`), then the generation prompt `<|turn>model\n`. Consecutive user messages are accepted, as Gemma 4's
+ * template does; no BOS (added at tokenisation).
+ */
+export function fakeGemma4Template(messages: Array<{ role: string; content: unknown }>): string {
+  let out = '';
+  for (const m of Array.isArray(messages) ? messages : []) {
+    if (!m || typeof m !== 'object') continue;
+    out += `<|turn>${m.role === 'assistant' ? 'model' : String(m.role)}\n${contentText(m.content)}<turn|>\n`;
+  }
+  return `${out}<|turn>model\n`;
+}
+
+/** The template's rendering and the router's tokenization of a chat prompt (special tokens parsed). */
+export function fakeChat(template: FakeTemplate): { render: typeof fakeApplyTemplate; tokenize: (text: string, parseSpecial?: boolean) => string[] } {
+  if (template === 'gemma4') return { render: fakeGemma4Template, tokenize: (text, parseSpecial = true) => (parseSpecial ? fakeTokenizeSpecial(text) : fakeTokenize(text)) };
+  return { render: fakeApplyTemplate, tokenize: (text) => fakeTokenize(text) };
 }
 
 // ---------------------------------------------------------------- JSON shapes

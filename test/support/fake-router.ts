@@ -13,11 +13,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
-  type ChatInfo, type Conn, contentText, errorJson, fakeApplyTemplate, fakeTokenId, fakeTokenize, modelEntry, parseError, PEG_ERROR,
+  type ChatInfo, type Conn, contentText, errorJson, fakeChat, type FakeTemplate, fakeTokenId, fakeTokenize, modelEntry, parseError, PEG_ERROR,
   randomId, readBody, sleep, writeBlocking, writeStream,
 } from './fake-router-sse';
 
-export { fakeTokenize, fakeApplyTemplate } from './fake-router-sse';
+export { fakeTokenize, fakeApplyTemplate, fakeGemma4Template, fakeTokenizeSpecial, fakeChat, GEMMA4_SPECIAL_TOKENS, type FakeTemplate } from './fake-router-sse';
 
 export interface RecordedRequest { method: string; path: string; query: Record<string, string>; headers: Record<string, string | string[] | undefined>; body: any; at: number }
 
@@ -75,6 +75,12 @@ export interface FakeRouterOptions {
   defaultReply?: ScriptedReply;
   /** (default true) with `models` configured, a model not listed → 400 "model 'x' not found", a missing one → 400 "model name is missing from the request" */
   unknownModel400?: boolean;
+  /**
+   * The chat template every model renders (default `llama2`: `[INST]`, no special tokens). `gemma4` renders Gemma 4's
+   * `<|turn>` turns, whose markers are special tokens: one token each in chats, input_tokens and `/tokenize` with
+   * `parse_special` (its default), and plain text with `parse_special:false`.
+   */
+  template?: FakeTemplate;
 }
 
 const DEFAULT_CONTENT = '{"answer":"","citations":[],"blocks":[]}';
@@ -100,8 +106,11 @@ export class FakeRouter {
   private vocab = new Map<number, string>();
   private counters = { prompt: 0, predicted: 0 };
 
+  private readonly chatTemplate: ReturnType<typeof fakeChat>;
+
   constructor(private readonly opts: FakeRouterOptions = {}) {
     this.setModels(opts.models);
+    this.chatTemplate = fakeChat(opts.template ?? 'llama2');
   }
 
   async start(): Promise<string> {
@@ -296,7 +305,7 @@ export class FakeRouter {
         const modelErr = this.modelError(b.model);
         if (modelErr) return sendJson(ctx, 400, modelErr);
         if (rec.path === '/tokenize') {
-          const pieces = fakeTokenize(typeof b.content === 'string' ? b.content : '').map((p) => ({ id: this.tokenId(p), piece: p }));
+          const pieces = this.chatTemplate.tokenize(typeof b.content === 'string' ? b.content : '', b.parse_special !== false).map((p) => ({ id: this.tokenId(p), piece: p }));
           if (b.add_special === true) pieces.unshift({ id: 1, piece: '<s>' });
           return sendJson(ctx, 200, { tokens: b.with_pieces === true ? pieces : pieces.map((p) => p.id) });
         }
@@ -305,9 +314,9 @@ export class FakeRouter {
           return sendJson(ctx, 200, { content: ids.map((id) => this.vocab.get(Number(id)) ?? '').join('') });
         }
         if (!Array.isArray(b.messages)) return sendJson(ctx, 400, errorJson(400, "'messages' is required"));
-        const prompt = fakeApplyTemplate(b.messages);
+        const prompt = this.chatTemplate.render(b.messages);
         if (rec.path === '/apply-template') return sendJson(ctx, 200, { prompt });
-        return sendJson(ctx, 200, { input_tokens: fakeTokenize(prompt).length, object: 'response.input_tokens' });
+        return sendJson(ctx, 200, { input_tokens: this.chatTemplate.tokenize(prompt).length, object: 'response.input_tokens' });
       }
     }
     sendJson(ctx, 404, errorJson(404, 'File Not Found'));
@@ -347,7 +356,7 @@ export class FakeRouter {
     if (modelErr) return sendJson(ctx, 400, modelErr);
     if (body.messages === undefined) return sendJson(ctx, 400, errorJson(400, "'messages' is required"));
     if (!Array.isArray(body.messages)) return sendJson(ctx, 400, errorJson(400, "Expected 'messages' to be an array"));
-    const ids = fakeTokenize(fakeApplyTemplate(body.messages)).map((p) => this.tokenId(p));
+    const ids = this.chatTemplate.tokenize(this.chatTemplate.render(body.messages)).map((p) => this.tokenId(p));
     const model = this.models.find((m) => m.id === body.model);
     if (model?.nCtx !== undefined && ids.length > model.nCtx) {
       return sendJson(ctx, 400, errorJson(400, `request (${ids.length} tokens) exceeds the available context size (${model.nCtx} tokens), try increasing it`,

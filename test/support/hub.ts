@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config';
 import { startHub, type RunningHub } from '../../server/main';
-import { FakeRouter } from './fake-router';
+import { FakeRouter, type FakeTemplate } from './fake-router';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -47,19 +47,26 @@ export async function traceLines(hub: RunningHub, dir?: string): Promise<Array<R
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
+/** The fake router's models (default gemma-4-12b) and chat template (default llama2), and the hub's env. */
+export interface RouterAndHubOptions {
+  models?: string[];
+  env?: Record<string, string>;
+  template?: FakeTemplate;
+}
+
 /**
  * A fake router and a hub for one `describe` block: started before its tests, stopped after, the
  * router's scripts and records cleared before each test. Read `ctx.router` / `ctx.hub` inside tests.
  */
-export function useRouterAndHub(opts: { models?: string[]; env?: Record<string, string> } = {}): { router: FakeRouter; hub: RunningHub } {
+export function useRouterAndHub(opts: RouterAndHubOptions = {}): { router: FakeRouter; hub: RunningHub } {
   return useRouterWith(opts, startTestHub, (hub) => hub.close());
 }
 
 /** The lifecycle of useRouterAndHub for any hub: `start` gets the env with LLM_BASE_URL set to the router. */
-export function useRouterWith<H>(opts: { models?: string[]; env?: Record<string, string> }, start: (env: Record<string, string>) => Promise<H>, stop: (hub: H) => Promise<void>): { router: FakeRouter; hub: H } {
+export function useRouterWith<H>(opts: RouterAndHubOptions, start: (env: Record<string, string>) => Promise<H>, stop: (hub: H) => Promise<void>): { router: FakeRouter; hub: H } {
   const ctx = {} as { router: FakeRouter; hub: H };
   beforeAll(async () => {
-    ctx.router = new FakeRouter({ models: opts.models ?? ['gemma-4-12b'] });
+    ctx.router = new FakeRouter({ models: opts.models ?? ['gemma-4-12b'], template: opts.template });
     await ctx.router.start();
     ctx.hub = await start({ LLM_BASE_URL: ctx.router.baseUrl, ...opts.env });
   });

@@ -14,6 +14,7 @@ import { splitSentences } from '../references';
 import { isSubstantive } from '../substance';
 import type { EngineDeps, Stage, TurnState } from '../types';
 import { answerRequest } from './answer';
+import { promptLayout } from '../fit';
 import { stableEvent } from './resolve-refs';
 
 const AGREEMENT_PREFACE =
@@ -42,7 +43,7 @@ async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record
   const sentences = splitSentences(turn.draft!.answer).map(normaliseClaim).filter((s) => /[\p{L}\p{N}]/u.test(s));
   // Sentences past the checker bound stay `unchecked` (a runaway Answer must not mean thousands of calls).
   const checkable = sentences.slice(0, MAX_CHECKED_STATEMENTS);
-  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, 'second');
+  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, await promptLayout(turn, deps, model), 'second');
   const outcome = await callChecker(turn, deps, 'agree', body);
   const second = outcome.ok ? parseAnswer(outcome.result.content) : null;
   const usable = second !== null && second.structured && isSubstantive(second.answer);

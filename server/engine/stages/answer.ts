@@ -1,10 +1,11 @@
 /** `answer` stage: one writer call over the shared context message, parsed into an Answer draft. */
-import { stageMessages } from '../../context/layout';
+import { stageMessages, type PromptLayout } from '../../context/layout';
 import type { ChatMessageLike } from '../../context/inline-chart';
 import type { SharedBlock } from '../../llm/shared-block';
 import type { ChatRequest } from '../../llm/types';
 import { parseAnswer } from '../answer-parse';
 import { callModel } from '../budget';
+import { promptLayout } from '../fit';
 import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
 import { gatheredNotes } from '../gather/gathered';
 import { writerSampling } from '../sampling';
@@ -15,7 +16,14 @@ import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
  * The Answer request for a given context message and history. The context stage measures exactly
  * this request while selecting records, so dispatch reuses the cached count (§5.9).
  */
-export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage: SharedBlock, history: readonly ChatMessageLike[], role: 'answer' | 'second' = 'answer'): ChatRequest {
+export function answerRequest(
+  turn: TurnState,
+  deps: EngineDeps,
+  contextMessage: SharedBlock,
+  history: readonly ChatMessageLike[],
+  layout: PromptLayout,
+  role: 'answer' | 'second' = 'answer',
+): ChatRequest {
   const { profile, request } = turn;
   // The second writer (§7.9) answers the same question from the same context, independently.
   const prompt = profile.prompts[role] ?? profile.prompts.answer!;
@@ -26,7 +34,7 @@ export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage:
   const instructions = deps.catalog.readPrompt(prompt) + (gathered === '' ? '' : `\n\n${gathered}`);
   const body: ChatRequest = {
     model: profile.models[role]!,
-    messages: stageMessages(contextMessage, { instructions, history, question: turn.question }),
+    messages: stageMessages(contextMessage, { instructions, history, question: turn.question }, layout),
     ...writerSampling(profile, request, deps.config, role),
   };
   // Product and chart_answer profiles own the schema; legs keep the caller's response_format (§3.9).
@@ -36,7 +44,8 @@ export function answerRequest(turn: TurnState, deps: EngineDeps, contextMessage:
 }
 
 async function synthesize(turn: TurnState, deps: EngineDeps, role: 'answer_synth' | 'answer_resynth'): Promise<AnswerDraft> {
-  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation);
+  const layout = await promptLayout(turn, deps, turn.profile.models.answer!);
+  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, layout);
   const result = await callModel(turn, deps, 'answer', body);
   let draft = parseAnswer(result.content);
   // A hub-owned Answer must be the chart_answer JSON: free text (or a truncated reply) is not shown

@@ -3,7 +3,8 @@
  * same shared context message (decision 8), the direct Answer after it. A non-substantive Answer is
  * not elaborated. Claims are checked by `indepth_gate`.
  */
-import { stageMessages } from '../../context/layout';
+import { promptLayout } from '../fit';
+import { stageMessages, type PromptLayout } from '../../context/layout';
 import type { ChatRequest } from '../../llm/types';
 import { callModel } from '../budget';
 import { pendingInDepth } from '../envelope';
@@ -25,13 +26,13 @@ const IN_DEPTH_RESPONSE_FORMAT = {
   },
 };
 
-export function inDepthRequest(turn: TurnState, deps: EngineDeps): ChatRequest {
+export function inDepthRequest(turn: TurnState, deps: EngineDeps, layout: PromptLayout = 'joined'): ChatRequest {
   const gathered = gatheredEvidence(turn);
   // The gathered section only when something was gathered: a plan without it keeps its prompt (and its cache).
   const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.draft?.answer ?? ''}${gathered ? `\n\n=== GATHERED KB / EVIDENCE ===\n${gathered}` : ''}`;
   return {
     model: turn.profile.models.indepth!,
-    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }),
+    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }, layout),
     ...writerSampling(turn.profile, turn.request, deps.config, 'indepth'),
     response_format: IN_DEPTH_RESPONSE_FORMAT,
   };
@@ -79,7 +80,7 @@ export const inDepthStage: Stage = {
       turn.steps.push({ role: 'indepth_withheld', reason: 'answer_not_substantive' });
       return;
     }
-    const body = inDepthRequest(turn, deps);
+    const body = inDepthRequest(turn, deps, await promptLayout(turn, deps, turn.profile.models.indepth!));
     const result = await callModel(turn, deps, 'indepth', body);
     const claims = parseClaims(result.content);
     turn.steps.push({ role: 'indepth_synth', model: body.model, claims: claims?.length ?? null, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens });

@@ -13,7 +13,8 @@ import {
   type ConfirmedStatement,
 } from '../../checks/review';
 import { GROUNDING_RESPONSE_FORMAT, factCheckPrompt, groundingPairs, sourceLines, type GroundingPair } from '../../checks/grounding';
-import { stageMessages } from '../../context/layout';
+import { promptLayout } from '../fit';
+import { stageMessages, type PromptLayout } from '../../context/layout';
 import type { ChatRequest } from '../../llm/types';
 import { callChecker, checkerSampling } from '../checker';
 import { escalateAnswer } from '../confidence';
@@ -39,7 +40,13 @@ function chartText(turn: TurnState): string {
   return (turn.ledger?.records ?? []).map((r, i) => `[${i + 1}] ${r.date ?? ''} ${r.text}`).join('\n');
 }
 
-export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly GroundingPair[], confirmed: readonly ConfirmedStatement[]): ChatRequest {
+export function reviewRequest(
+  turn: TurnState,
+  deps: EngineDeps,
+  pairs: readonly GroundingPair[],
+  confirmed: readonly ConfirmedStatement[],
+  layout: PromptLayout = 'joined',
+): ChatRequest {
   const draft = turn.draft!;
   const parts = [deps.catalog.readPrompt(`${turn.profile.prompts.review!}-answer`).trim()];
   const confirmedBlock = renderConfirmed(confirmed);
@@ -58,7 +65,7 @@ export function reviewRequest(turn: TurnState, deps: EngineDeps, pairs: readonly
   return {
     model: turn.profile.models.review!,
     // The shared context message first (decision 8): the router has it cached from the Answer.
-    messages: stageMessages(turn.contextMessage, { instructions: parts.join('\n\n'), history: turn.conversation, question: turn.question }),
+    messages: stageMessages(turn.contextMessage, { instructions: parts.join('\n\n'), history: turn.conversation, question: turn.question }, layout),
     ...checkerSampling(turn, deps, 'review'),
     response_format: reviewResponseFormat(pairs.length > 0),
   };
@@ -91,7 +98,7 @@ export const reviewStage: Stage = {
     const pairs = folded ? groundingPairs(turn.references, ['answer', 'block']) : [];
     // The statements the reviewer is told are confirmed are the ones its flags are judged against.
     const confirmed = confirmedStatements(turn.facts);
-    const body = reviewRequest(turn, deps, pairs, confirmed);
+    const body = reviewRequest(turn, deps, pairs, confirmed, await promptLayout(turn, deps, turn.profile.models.review!));
     const outcome = await callChecker(turn, deps, 'review', body);
     const verdict = outcome.ok ? parseRewriteVerdict(outcome.result.content) : null;
     const judgement = judgeReview(verdict, {
