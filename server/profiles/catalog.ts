@@ -1,7 +1,7 @@
 /**
  * The loaded profile catalogue: levels.yaml compiled once at start-up, plus model-id resolution
- * (low-level legs first, then yaml ids; §4.5) and prompt reads that see every edit (§4.1) without
- * reading the file on every call.
+ * (low-level legs first, then yaml ids; §4.5) and prompt reads that see an edit within a second
+ * without touching the disk on the request path.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,13 +20,13 @@ export interface Catalog {
   get(id: string): Profile | undefined;
   /** Leg or yaml profile for a request `model`; anything else is model_not_found (never forwarded). */
   resolve(model: string): Profile;
-  /** `<promptsDir>/<stem>.txt` as it is now: prompt edits apply without a restart. */
+  /** `<promptsDir>/<stem>.txt`: prompt edits apply without a restart (within PROMPT_RECHECK_MS). */
   readPrompt(stem: string): string;
 }
 
 const STEM_RE = new RegExp(PROMPT_STEM_PATTERN);
 
-export function loadCatalog(opts: { profilesPath: string; promptsDir: string }): Catalog {
+export function loadCatalog(opts: { profilesPath: string; promptsDir: string; promptRecheckMs?: number }): Catalog {
   const promptsDir = path.resolve(opts.promptsDir);
   const doc = readYaml(opts.profilesPath);
   let profiles: Profile[];
@@ -37,7 +37,7 @@ export function loadCatalog(opts: { profilesPath: string; promptsDir: string }):
     if (err instanceof ProfileConfigError) throw new ProfileConfigError(`${opts.profilesPath}: ${err.message}`, err.profileId);
     throw err;
   }
-  return makeCatalog(Object.freeze(profiles), promptsDir);
+  return makeCatalog(Object.freeze(profiles), promptsDir, opts.promptRecheckMs ?? PROMPT_RECHECK_MS);
 }
 
 function readYaml(file: string): unknown {
@@ -63,8 +63,8 @@ function readYaml(file: string): unknown {
   }
 }
 
-function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog {
-  const prompts = new PromptFiles();
+function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs: number): Catalog {
+  const prompts = new PromptFiles(recheckMs);
   const byId = new Map(profiles.map((p) => [p.id, p]));
   const configuredProfiles = profiles.map((p) => p.id);
 
@@ -81,7 +81,7 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog 
     }
     if (!leg) return null;
     // Decision 21: a leg naming a missing prompt is refused before any router call.
-    const missing = findMissingPrompt(leg, promptsDir);
+    const missing = findMissingPrompt(leg, promptsDir, (file) => prompts.exists(file));
     if (missing) {
       throw notFound(model, `model '${model}': prompt '${missing.stem}' does not exist (no ${missing.file}.txt in the prompt directory)`, { prompt: missing.stem });
     }
@@ -107,34 +107,77 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string): Catalog 
   });
 }
 
+/** How often, at most, a known prompt file is looked at again (in the background) for an edit. */
+export const PROMPT_RECHECK_MS = 1000;
+
+interface KnownPrompt {
+  text: string;
+  ino: number;
+  size: number;
+  mtimeNs: bigint;
+  checkedAt: number;
+  checking: boolean;
+}
+
 /**
- * Prompt texts kept by file identity (inode, size, modification time): one stat per call tells whether
- * the file changed, so an edit applies at the next call while an unchanged prompt is never read again.
+ * Prompt texts kept by file identity (inode, size, modification time). A request never touches the disk for
+ * a prompt already read: the text is served from memory, and at most once per PROMPT_RECHECK_MS an
+ * asynchronous stat looks for an edit (and re-reads the file only when it changed), so an edit applies
+ * within about a second, without a restart. Only a prompt not yet read is read synchronously, once.
  */
 class PromptFiles {
-  private readonly texts = new Map<string, { text: string; ino: number; size: number; mtimeNs: bigint }>();
+  private readonly texts = new Map<string, KnownPrompt>();
+
+  constructor(private readonly recheckMs: number) {}
 
   /** The file's text, or null when it is not a readable file. */
   read(file: string): string | null {
-    let stat: fs.BigIntStats | undefined;
-    try {
-      stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-    } catch {
-      stat = undefined;
-    }
-    if (!stat?.isFile()) {
-      this.texts.delete(file);
-      return null;
-    }
     const known = this.texts.get(file);
-    if (known && known.ino === Number(stat.ino) && known.size === Number(stat.size) && known.mtimeNs === stat.mtimeNs) return known.text;
+    if (known) {
+      this.recheck(file, known);
+      return known.text;
+    }
+    return this.readNow(file);
+  }
+
+  /** Whether the file is a prompt that can be read (a known one without touching the disk). */
+  exists(file: string): boolean {
+    return this.read(file) !== null;
+  }
+
+  private readNow(file: string): string | null {
     try {
+      const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+      if (!stat?.isFile()) return null;
       const text = fs.readFileSync(file, 'utf8');
-      this.texts.set(file, { text, ino: Number(stat.ino), size: Number(stat.size), mtimeNs: stat.mtimeNs });
+      this.texts.set(file, { text, ino: Number(stat.ino), size: Number(stat.size), mtimeNs: stat.mtimeNs, checkedAt: performance.now(), checking: false });
       return text;
     } catch {
       this.texts.delete(file);
       return null;
     }
+  }
+
+  private recheck(file: string, known: KnownPrompt): void {
+    if (known.checking || performance.now() - known.checkedAt < this.recheckMs) return;
+    known.checking = true;
+    void (async () => {
+      try {
+        const stat = await fs.promises.stat(file, { bigint: true });
+        if (!stat.isFile()) {
+          this.texts.delete(file);
+          return;
+        }
+        if (known.ino === Number(stat.ino) && known.size === Number(stat.size) && known.mtimeNs === stat.mtimeNs) return;
+        const text = await fs.promises.readFile(file, 'utf8');
+        if (this.texts.get(file) === known) this.texts.set(file, { text, ino: Number(stat.ino), size: Number(stat.size), mtimeNs: stat.mtimeNs, checkedAt: performance.now(), checking: false });
+      } catch {
+        // Gone or unreadable: forgotten, so the next call reads it (and reports it) afresh.
+        if (this.texts.get(file) === known) this.texts.delete(file);
+      } finally {
+        known.checking = false;
+        known.checkedAt = performance.now();
+      }
+    })();
   }
 }

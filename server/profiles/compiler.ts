@@ -268,9 +268,9 @@ export function promptFiles(p: Pick<Profile, 'prompts' | 'stages'>): PromptFileR
   return refs;
 }
 
-/** The first prompt file of `p` missing from `promptsDir`, or null. */
-export function findMissingPrompt(p: Pick<Profile, 'prompts' | 'stages'>, promptsDir: string): PromptFileRef | null {
-  return promptFiles(p).find((ref) => !isFile(path.join(promptsDir, `${ref.file}.txt`))) ?? null;
+/** The first prompt file of `p` missing from `promptsDir`, or null (`exists` defaults to a stat of the file). */
+export function findMissingPrompt(p: Pick<Profile, 'prompts' | 'stages'>, promptsDir: string, exists: (file: string) => boolean = isFile): PromptFileRef | null {
+  return promptFiles(p).find((ref) => !exists(path.join(promptsDir, `${ref.file}.txt`))) ?? null;
 }
 
 function checkPromptFiles(p: Profile, promptsDir: string): void {

@@ -50,6 +50,17 @@ describe('POST /v1/chat/completions with answer legs', () => {
     // The whole chart reaches the writer, context first, with the leg's prompt after it.
     const prompt = sent[0].body.messages.map((m: { content: string }) => m.content).join('\n');
     expect(prompt.indexOf('[5] (2025-12-01) Allergy: Penicillin')).toBeGreaterThan(-1);
+    // A leg whose gate is off computes and sends no temporal facts: the records first, then its instructions and the question.
+    expect(prompt.startsWith('Patient records (most recent first):')).toBe(true);
+    expect(prompt).not.toContain('TEMPORAL FACTS');
+    expect(prompt.endsWith(QUESTION)).toBe(true);
+  });
+
+  test('a gate-off leg sends temporal facts first when the request asks for them (context.temporal: true)', async () => {
+    router.script({ match: { contains: 'How has the weight changed?' }, content: ANSWER });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages, context: { temporal: true } });
+    expect(res.status).toBe(200);
+    const prompt = router.chatRequests()[0].body.messages.map((m: { content: string }) => m.content).join('\n');
     // Decision 8: temporal facts first, then the records, then the leg's instructions and the question.
     expect(prompt.startsWith('TEMPORAL FACTS')).toBe(true);
     expect(prompt.indexOf('Patient records (most recent first):')).toBeGreaterThan(0);

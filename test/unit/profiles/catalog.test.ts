@@ -118,13 +118,45 @@ describe('Catalog.resolve', () => {
 });
 
 describe('Catalog.readPrompt', () => {
-  test('reads the file fresh on every call', () => {
+  test('serves a prompt from memory and picks up an edit, or a removal, from a background check', async () => {
     const dir = promptsDir();
-    const c = loadCatalog({ profilesPath: writeLevels(`profiles:\n${profile('p1', '    default: true\n')}`), promptsDir: dir });
+    const file = path.join(dir, 'synthesis-answer.txt');
+    const c = loadCatalog({ profilesPath: writeLevels(`profiles:\n${profile('p1', '    default: true\n')}`), promptsDir: dir, promptRecheckMs: 0 });
     expect(c.promptsDir).toBe(path.resolve(dir));
     expect(c.readPrompt('synthesis-answer')).toBe('prompt synthesis-answer\n');
+    fs.writeFileSync(file, 'edited');
+    // The call after an edit still serves the known text (no disk access on the request path) and starts a check.
+    expect(c.readPrompt('synthesis-answer')).toBe('prompt synthesis-answer\n');
+    // Bounded by rounds through the file system's thread pool, not by time: the check was queued before them.
+    const seen = async (want: string) => {
+      for (let i = 0; i < 200; i++) {
+        if (c.readPrompt('synthesis-answer') === want) return true;
+        await fs.promises.stat(file);
+      }
+      return false;
+    };
+    expect(await seen('edited')).toBe(true);
+    fs.rmSync(file);
+    const gone = async () => {
+      for (let i = 0; i < 200; i++) {
+        try {
+          c.readPrompt('synthesis-answer');
+        } catch (err) {
+          return (err as HubError).code;
+        }
+        await fs.promises.readdir(dir);
+      }
+      return null;
+    };
+    expect(await gone()).toBe('prompt_unavailable');
+  });
+
+  test('with the default recheck interval, an edit is not read on the next call', () => {
+    const dir = promptsDir();
+    const c = loadCatalog({ profilesPath: writeLevels(`profiles:\n${profile('p1', '    default: true\n')}`), promptsDir: dir });
+    expect(c.readPrompt('synthesis-answer')).toBe('prompt synthesis-answer\n');
     fs.writeFileSync(path.join(dir, 'synthesis-answer.txt'), 'edited');
-    expect(c.readPrompt('synthesis-answer')).toBe('edited');
+    expect(c.readPrompt('synthesis-answer')).toBe('prompt synthesis-answer\n');
   });
 
   test('refuses names outside the prompt directory and reports missing files', () => {
