@@ -16,8 +16,9 @@ import { startHub } from '../server/main';
 import { FakeRouter } from '../test/support/fake-router';
 import { procCpuMs, REGISTER_TS, spawnBenchChild } from './support/child';
 import { runAsMain, writeResult } from './support/results';
+import { atLeast, atMost, OVERHEAD_TARGETS, type TargetRow } from './support/targets';
 import { spawnHub } from './support/spawn-hub';
-import { spawnFakeRouter } from './support/spawn-router';
+import { BENCH_TEMPLATE, spawnFakeRouter } from './support/spawn-router';
 
 const ROOT = path.resolve(__dirname, '..');
 export const CHART = ['Patient records (most recent first):', ...Array.from({ length: 40 }, (_, i) => `[${i + 1}] (2026-0${1 + (i % 9)}-1${i % 10}) Finding — Weight (kg): ${60 + i} kg`)].join('\n');
@@ -67,7 +68,7 @@ async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: n
 
 /** The chat request the hub sends the router for `hubBody`, captured once from an in-process fake router. */
 export async function capturedRouterRequest(hubBody: unknown): Promise<Record<string, unknown>> {
-  const recorder = new FakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
+  const recorder = new FakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER }, template: BENCH_TEMPLATE });
   await recorder.start();
   const hub = await startHub(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LLM_BASE_URL: recorder.baseUrl, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:' }, ROOT));
   try {
@@ -108,8 +109,20 @@ export interface LegOverheadRow {
   direct_rps: number;
 }
 
-/** Targets (issue 11), printed beside the figures. */
-export const LEG_TARGETS = { addedP50Ms: 1.2, hubCpuPerLegMs: 1.8, c32ThroughputVsProxy: 0.7 } as const;
+/** Decision 29's leg targets against the proxy measured in the same run. */
+export function legTargetRows(rows: LegOverheadRow[]): TargetRow[] {
+  const c1 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 1);
+  const c32 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 32);
+  const out: TargetRow[] = [];
+  if (c1?.proxy_added_p50_ms != null) {
+    const limit = c1.proxy_added_p50_ms + OVERHEAD_TARGETS.legAddedOverProxyMs;
+    out.push(atMost(`blocking leg added p50 (proxy's + ${OVERHEAD_TARGETS.legAddedOverProxyMs})`, c1.added_p50_ms, limit, 'ms', `proxy adds ${c1.proxy_added_p50_ms.toFixed(3)} ms`));
+  }
+  if (c32?.proxy_rps) {
+    out.push(atLeast('32 concurrent legs, share of the proxy\'s throughput', c32.hub_rps / c32.proxy_rps, OVERHEAD_TARGETS.c32ThroughputShareOfProxy, '×', `hub ${c32.hub_rps.toFixed(0)} vs proxy ${c32.proxy_rps.toFixed(0)} req/s`));
+  }
+  return out;
+}
 
 export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
   const messages = [{ role: 'user', content: CHART }, { role: 'user', content: 'What is the latest weight?' }];
@@ -192,11 +205,9 @@ export function formatLegOverhead(rows: LegOverheadRow[]): string {
     `, hub CPU ${f(r.hub_cpu_per_request_ms)} ms/request, ${r.hub_rps.toFixed(0)} req/s (router ${r.direct_rps.toFixed(0)})` +
     (r.proxy_added_p50_ms === null ? '' : `; a do-nothing proxy adds p50 ${f(r.proxy_added_p50_ms)}, p99 ${f(r.proxy_added_p99_ms ?? NaN)} ms, CPU ${f(r.proxy_cpu_per_request_ms ?? NaN)} ms/request, ${(r.proxy_rps ?? 0).toFixed(0)} req/s`);
   const c1 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 1);
-  const c32 = rows.find((r) => r.mode === 'blocking' && r.concurrency === 32);
   const targets = [
-    c1 ? `blocking leg added p50 ${f(c1.added_p50_ms)} ms (target ≤ ${LEG_TARGETS.addedP50Ms}: ${verdict(c1.added_p50_ms <= LEG_TARGETS.addedP50Ms)})` : '',
-    c1 ? `hub CPU per leg ${f(c1.hub_cpu_per_request_ms)} ms (proxy ${f(c1.proxy_cpu_per_request_ms ?? NaN)}; target ≤ ${LEG_TARGETS.hubCpuPerLegMs}: ${verdict(c1.hub_cpu_per_request_ms <= LEG_TARGETS.hubCpuPerLegMs)})` : '',
-    c32 && c32.proxy_rps ? `32-concurrent throughput ${c32.hub_rps.toFixed(0)} req/s = ${(c32.hub_rps / c32.proxy_rps).toFixed(2)}× the proxy's ${c32.proxy_rps.toFixed(0)} (target ≥ ${LEG_TARGETS.c32ThroughputVsProxy}×: ${verdict(c32.hub_rps / c32.proxy_rps >= LEG_TARGETS.c32ThroughputVsProxy)})` : '',
+    ...legTargetRows(rows).map((t) => `${t.target}: ${t.figure} (${t.baseline}): ${verdict(t.holds)}`),
+    c1 ? `hub CPU per leg ${f(c1.hub_cpu_per_request_ms)} ms (proxy ${f(c1.proxy_cpu_per_request_ms ?? NaN)}, ratio ${(c1.hub_cpu_per_request_ms / (c1.proxy_cpu_per_request_ms ?? NaN)).toFixed(2)}×)` : '',
   ].filter(Boolean);
   return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
 }

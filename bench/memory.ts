@@ -14,6 +14,7 @@ import { Pool } from 'undici';
 import { spawnBareNode, type BenchChild } from './support/child';
 import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
 import { runAsMain, writeResult } from './support/results';
+import { atMost, MEMORY_TARGETS, type TargetRow } from './support/targets';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
 import { spawnFakeRouter } from './support/spawn-router';
 import { median, timedStream, type TimedStream } from './support/timed-stream';
@@ -26,8 +27,6 @@ const PLATEAU = 20;
 const RECORDS = 20;
 const WARMUP_MARK = 'warm-up turn';
 const MB = 1024 * 1024;
-/** Targets (issue 11), RSS in MiB: just started, after warm-up turns, with 128 staged streams open. */
-export const MEMORY_TARGETS = { startedMb: 70, warmMb: 90, open128Mb: 100 } as const;
 
 interface Plateau {
   min_mb: number;
@@ -149,13 +148,20 @@ export async function benchMemory() {
 
 export type MemoryResult = Awaited<ReturnType<typeof benchMemory>>;
 
+/** Decision 28's memory targets (and issue 11's after warm-up), with bare Node from the same run beside them. */
+export function memoryTargetRows(r: MemoryResult): TargetRow[] {
+  const bare = `bare Node ${r.bare_node_idle.median_mb.toFixed(1)} MiB`;
+  return [
+    atMost('RSS just started, idle', r.hub_started.median_mb, MEMORY_TARGETS.idleMb, 'MiB', bare),
+    atMost('RSS idle after warm-up turns', r.hub_idle.median_mb, MEMORY_TARGETS.warmMb, 'MiB', bare),
+    atMost(`RSS with ${r.open_streams / 2} staged streams open`, r.hub_half_open.median_mb, MEMORY_TARGETS.open128Mb, 'MiB', bare),
+  ];
+}
+
 export function formatMemory(r: MemoryResult): string {
   const p = (x: Plateau) =>
     `${x.median_mb.toFixed(1)} MB (min ${x.min_mb.toFixed(1)}, max ${x.max_mb.toFixed(1)}${x.heap_used_median_mb === undefined ? '' : `; heap used ${x.heap_used_median_mb.toFixed(1)} MB`})`;
-  const verdict = (mb: number, target: number) => `${mb.toFixed(1)} MiB (target ≤ ${target}: ${mb <= target ? 'met' : 'MISSED'})`;
-  const targets =
-    `targets: started ${verdict(r.hub_started.median_mb, MEMORY_TARGETS.startedMb)}; after warm-up ${verdict(r.hub_idle.median_mb, MEMORY_TARGETS.warmMb)}; ` +
-    `${r.open_streams / 2} open streams ${verdict(r.hub_half_open.median_mb, MEMORY_TARGETS.open128Mb)}`;
+  const targets = `targets: ${memoryTargetRows(r).map((t) => `${t.target}: ${t.figure} ${t.holds ? 'met' : 'MISSED'}`).join('; ')}`;
   return (
     `memory (hub RSS in its own process, median of the last ${r.hub_idle.samples} samples every ${r.sample_interval_ms} ms): just started ${p(r.hub_started)}; idle after warm-up ${p(r.hub_idle)} vs bare Node ${p(r.bare_node_idle)} ` +
     `(ratio ${r.ratio_idle_vs_bare_node.toFixed(2)}x); ${r.open_streams / 2} staged streams open ${p(r.hub_half_open)}; ${r.open_streams} open ${p(r.hub_open)}; after they closed ${p(r.hub_after_close)}; ` +

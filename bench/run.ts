@@ -5,23 +5,33 @@ import { formatContextSelection, runContextSelectionBench } from './context-sele
 import { formatEmbeddedPrefix, runEmbeddedPrefixBench } from './embedded-prefix';
 import { formatEngineCpu, runEngineCpuBench } from './engine-cpu';
 import { formatHostileLoad, runHostileLoadBench } from './hostile-load';
-import { formatLegOverhead, runLegOverheadBench } from './leg-overhead';
-import { formatMemory, runMemoryBench } from './memory';
-import { formatProductCpu, runProductCpuBench } from './product-cpu';
+import { formatLegOverhead, legTargetRows, runLegOverheadBench } from './leg-overhead';
+import { formatMemory, memoryTargetRows, runMemoryBench } from './memory';
+import { formatProductCpu, productTargetRows, runProductCpuBench } from './product-cpu';
 import { formatKnowledgeSource, runKnowledgeSourceBench } from './knowledge-source';
 import { formatQuerystore, runQuerystoreBench } from './querystore';
 import { formatStreamLatency, runStreamLatencyBench } from './stream-latency';
-import { formatRawGenerateStream, runRawGenerateStreamBench } from './raw-generate-stream';
+import { formatRawGenerateStream, rawGenerateTargetRows, runRawGenerateStreamBench } from './raw-generate-stream';
+import { formatTargets, type TargetRow } from './support/targets';
 
 async function main(): Promise<void> {
-  process.stdout.write(`${formatLegOverhead(await runLegOverheadBench())}\n`);
+  const targets: TargetRow[] = [];
+  const leg = await runLegOverheadBench();
+  targets.push(...legTargetRows(leg));
+  process.stdout.write(`${formatLegOverhead(leg)}\n`);
   for (const row of await runContextSelectionBench()) process.stdout.write(`${formatContextSelection(row)}\n`);
   // Ops benchmarks: hub (and router) in child processes, so CPU and RSS are the hub's alone.
   process.stdout.write(`${formatStreamLatency(await runStreamLatencyBench())}\n`);
-  process.stdout.write(`${formatRawGenerateStream(await runRawGenerateStreamBench())}\n`);
+  const raw = await runRawGenerateStreamBench();
+  targets.push(...rawGenerateTargetRows(raw));
+  process.stdout.write(`${formatRawGenerateStream(raw)}\n`);
   process.stdout.write(`${formatConcurrentStreams(await runConcurrentStreamsBench())}\n`);
-  process.stdout.write(`${formatMemory(await runMemoryBench())}\n`);
-  process.stdout.write(`${formatProductCpu(await runProductCpuBench())}\n`);
+  const memory = await runMemoryBench();
+  targets.push(...memoryTargetRows(memory));
+  process.stdout.write(`${formatMemory(memory)}\n`);
+  const product = await runProductCpuBench();
+  targets.push(...productTargetRows(product));
+  process.stdout.write(`${formatProductCpu(product)}\n`);
   process.stdout.write(`${formatKnowledgeSource(await runKnowledgeSourceBench())}\n`);
   process.stdout.write(`${formatEngineCpu(await runEngineCpuBench())}\n`);
   process.stdout.write(`${formatAllocation(await runAllocationBench())}\n`);
@@ -29,6 +39,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatQuerystore(await runQuerystoreBench())}\n`);
   // The embedded llama.cpp engine (in this process): prefix reuse over a checked turn's prompts.
   process.stdout.write(`${formatEmbeddedPrefix(await runEmbeddedPrefixBench())}\n`);
+  process.stdout.write(`${formatTargets(targets)}\n`);
 }
 
 main().catch((err: unknown) => {

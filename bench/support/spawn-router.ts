@@ -12,8 +12,14 @@ export interface SpawnedRouter extends BenchChild {
   lastRequests(n: number): Promise<Array<{ path: string; body: unknown }>>;
 }
 
+/**
+ * The benchmarks' router renders Gemma 4's chat template (the shipped catalogue's writer is `gemma-4-12b`), whose
+ * turn markers are special tokens, unless `opts.template` says otherwise.
+ */
+export const BENCH_TEMPLATE = 'gemma4' as const;
+
 export async function spawnFakeRouter(opts: FakeRouterOptions, scripts: BenchScript[] = []): Promise<SpawnedRouter> {
-  const child = await spawnBenchChild(['-r', REGISTER_TS, path.join(__dirname, 'fake-router-process.ts'), JSON.stringify(opts), JSON.stringify(scripts)]);
+  const child = await spawnBenchChild(['-r', REGISTER_TS, path.join(__dirname, 'fake-router-process.ts'), JSON.stringify({ template: BENCH_TEMPLATE, ...opts }), JSON.stringify(scripts)]);
   return {
     ...child,
     baseUrl: child.url,

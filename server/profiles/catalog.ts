@@ -63,6 +63,9 @@ function readYaml(file: string): unknown {
   }
 }
 
+/** Compiled legs kept (the oldest goes first): bounded, since leg ids come from clients. */
+const LEG_CACHE_LIMIT = 256;
+
 function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs: number): Catalog {
   const prompts = new PromptFiles(recheckMs);
   const byId = new Map(profiles.map((p) => [p.id, p]));
@@ -71,10 +74,23 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs
   const notFound = (model: string, message: string, extra: Record<string, unknown> = {}) =>
     new HubError('model_not_found', 404, message, { extra: { model, configured_profiles: configuredProfiles, ...extra } });
 
+  // Compiled legs by id: a client sends the same few legs again and again, and each is a frozen plan.
+  const legs = new Map<string, Profile>();
+  const compiledLeg = (model: string): Profile | null => {
+    const known = legs.get(model);
+    if (known) return known;
+    const leg = parseLeg(model);
+    if (leg) {
+      if (legs.size >= LEG_CACHE_LIMIT) legs.delete(legs.keys().next().value as string);
+      legs.set(model, leg);
+    }
+    return leg;
+  };
+
   const resolveLeg = (model: string): Profile | null => {
     let leg: Profile | null;
     try {
-      leg = parseLeg(model);
+      leg = compiledLeg(model);
     } catch (err) {
       if (err instanceof HubError) throw notFound(model, err.message);
       throw err;
