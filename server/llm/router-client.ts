@@ -1,7 +1,8 @@
 /**
  * HTTP client for the llama.cpp router (router.md). One undici Pool with keep-alive; every model call
- * holds a slot of the router semaphore (decision 5) for its whole HTTP request; no whole-request
- * deadline, only connect and idle (headers / between body chunks) timeouts (decision 6).
+ * holds a slot of the router semaphore (decision 5) for its whole HTTP request, and every request naming
+ * a model passes the same admission (router-admission.ts); no whole-request deadline, only connect and
+ * idle (headers / between body chunks) timeouts (decision 6).
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
@@ -14,7 +15,8 @@ import { HubError, isAbortError } from '../errors';
 import { trimEndChars } from '../text-scan';
 import { encodeJsonBody, prepareBody } from './shared-block';
 import { LoopSlice } from '../event-loop';
-import { SlotSemaphore, abortErrorFrom, withEvidence } from './slots';
+import { SlotSemaphore, abortErrorFrom, withEvidence, type Release } from './slots';
+import { RouterAdmission } from './router-admission';
 import {
   isLoadingModel, mapRouterHttpError, mapTransportError, parseRouterErrorBody,
   routerBodyTooLarge, routerUnavailable, streamFailed, tokenizationUnavailable, truncate,
@@ -64,6 +66,7 @@ class LlamaRouterClient implements RouterClient {
   private readonly baseUrl: string;
   private readonly headers: Record<string, string>;
   private readonly semaphore: SlotSemaphore;
+  private readonly admission: RouterAdmission;
   private readonly maxBytes: number;
   private readonly discoveryTimeoutMs: number;
   private readonly loadingRetries: number;
@@ -76,6 +79,7 @@ class LlamaRouterClient implements RouterClient {
     this.baseUrl = opts.baseUrl;
     this.prefix = trimEndChars(url.pathname, '/'); // not `/\/+$/`: quadratic on a run of slashes
     this.semaphore = new SlotSemaphore(opts.maxConcurrency, opts.maxQueue);
+    this.admission = new RouterAdmission(this.semaphore);
     this.maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.discoveryTimeoutMs = opts.discoveryTimeoutMs;
     this.loadingRetries = opts.loadingRetries ?? 5;
@@ -92,7 +96,7 @@ class LlamaRouterClient implements RouterClient {
   }
 
   async chat(req: ChatRequest, opts: CallOptions = {}): Promise<ChatResult> {
-    const slot = await this.takeSlot(opts);
+    const slot = await this.takeSlot(req.model, opts);
     const started = performance.now();
     try {
       const body = await this.openChat(chatBody(req, false), opts.signal, req.model);
@@ -104,7 +108,7 @@ class LlamaRouterClient implements RouterClient {
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions = {}): AsyncGenerator<StreamPiece> {
-    const slot = await this.takeSlot(opts);
+    const slot = await this.takeSlot(req.model, opts);
     // Our own controller so that a consumer's early return() can abort the router request.
     const local = linkedAbort(opts.signal);
     const started = performance.now();
@@ -131,7 +135,7 @@ class LlamaRouterClient implements RouterClient {
   }
 
   async *chatChunks(req: ChatRequest, opts: CallOptions & { includeUsage?: boolean } = {}): AsyncGenerator<string> {
-    const slot = await this.takeSlot(opts);
+    const slot = await this.takeSlot(req.model, opts);
     const local = linkedAbort(opts.signal);
     let body: ResponseBody | undefined;
     try {
@@ -180,8 +184,8 @@ class LlamaRouterClient implements RouterClient {
 
   async inputTokens(req: ChatRequest, opts: CallOptions = {}): Promise<number | null> {
     if (this.inputTokensAbsent) return null;
-    const body = chatBody(req, false);
-    delete body.stream;
+    const { stream: _stream, ...rest } = chatBody(req, false);
+    const body = { ...rest, model: req.model };
     const path = '/v1/chat/completions/input_tokens';
     const res = await this.auxCall(path, body, opts.signal);
     if (res.status === 404) {
@@ -210,17 +214,11 @@ class LlamaRouterClient implements RouterClient {
 
   // ---- slots -------------------------------------------------------------------------------
 
-  /** Acquires a slot and mirrors it into the caller's evidence; the returned release is idempotent. */
-  private async takeSlot(opts: CallOptions): Promise<Slot> {
+  /** Acquires a slot for a model call and mirrors it into the caller's evidence; the returned release is idempotent. */
+  private async takeSlot(model: string, opts: CallOptions): Promise<Slot> {
     const t0 = performance.now();
-    const release = withEvidence(await this.semaphore.acquire(opts.signal), opts.slots);
-    const waitMs = performance.now() - t0;
-    // Granted in the same tick the caller gave up: hand the slot straight back.
-    if (opts.signal?.aborted) {
-      release();
-      throw abortErrorFrom(opts.signal);
-    }
-    return { release, waitMs };
+    const release = withEvidence(await this.admission.call(model, opts.signal), opts.slots);
+    return { release: stillWanted(release, opts.signal), waitMs: performance.now() - t0 };
   }
 
   // ---- HTTP --------------------------------------------------------------------------------
@@ -305,8 +303,21 @@ class LlamaRouterClient implements RouterClient {
     }
   }
 
-  /** An auxiliary POST (no slot): one retry on a transport error, never on HTTP errors or abort (§5.7). */
-  private async auxCall(path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+  /**
+   * An auxiliary POST naming a model it does not run: admitted as an aside (it rides a slot held for its
+   * model, else takes one: it may make the router load the model), never counted as a model call in the
+   * caller's slot evidence. One retry on a transport error, never on HTTP errors or abort (§5.7).
+   */
+  private async auxCall(path: string, body: { model: string }, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+    const release = stillWanted(await this.admission.aside(body.model, signal), signal);
+    try {
+      return await this.auxAttempts(path, body, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async auxAttempts(path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; text: string }> {
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await this.send('POST', path, body, signal);
@@ -332,9 +343,16 @@ class LlamaRouterClient implements RouterClient {
     }
   }
 
-  private async auxJson(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async auxJson(path: string, body: { model: string }, signal?: AbortSignal): Promise<unknown> {
     return this.auxParse(path, await this.auxCall(path, body, signal));
   }
+}
+
+/** A slot granted in the same tick the caller gave up is handed straight back. */
+function stillWanted(release: Release, signal: AbortSignal | undefined): Release {
+  if (!signal?.aborted) return release;
+  release();
+  throw abortErrorFrom(signal);
 }
 
 /** Reads a whole body, refusing more than `limit` bytes (a runaway router must not exhaust memory). */

@@ -16,6 +16,7 @@ import {
   type ChatInfo, type Conn, contentText, errorJson, fakeChat, type FakeTemplate, fakeTokenId, fakeTokenize, modelEntry, parseError, PEG_ERROR,
   randomId, readBody, sleep, writeBlocking, writeStream,
 } from './fake-router-sse';
+import { RouterLedger } from './fake-router-ledger';
 
 export { fakeTokenize, fakeApplyTemplate, fakeGemma4Template, fakeTokenizeSpecial, fakeChat, GEMMA4_SPECIAL_TOKENS, type FakeTemplate } from './fake-router-sse';
 
@@ -45,6 +46,8 @@ export interface ScriptedReply {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** before headers */
   delayMs?: number;
+  /** answered only once this settles (a test holds a request open while it looks around) */
+  hold?: Promise<unknown>;
   /** between stream chunks (role → content… → finish); an SSE comment ping `:` is sent per full second of waiting */
   chunkDelayMs?: number;
   /** HTTP error reply: `status` (default 500 when only errorBody is given) with `errorBody` (default llama.cpp shape); a string body is sent raw */
@@ -91,6 +94,8 @@ interface Ctx extends Conn { req: IncomingMessage; rec: RecordedRequest; badJson
 
 export class FakeRouter {
   readonly requests: RecordedRequest[] = [];
+  /** What was open at once: chats, the models requests named, overlaps (fake-router-ledger.ts). */
+  readonly ledger = new RouterLedger();
   private scripts: Array<{ reply: ScriptedReply; left: number }> = [];
   private models: ModelSpec[] = [];
   private modelsConfigured = false;
@@ -98,8 +103,6 @@ export class FakeRouter {
   private readonly sockets = new Set<Socket>();
   private accepted = 0;
   private url = '';
-  private open = 0;
-  private maxOpen = 0;
   private idleWaiters: Array<() => void> = [];
   /** last prompt token ids per model, to report prompt-cache hits like llama.cpp (common prefix, last token re-evaluated) */
   private promptCache = new Map<string, number[]>();
@@ -152,7 +155,7 @@ export class FakeRouter {
   reset(): void {
     this.scripts = [];
     this.requests.length = 0;
-    this.maxOpen = this.open;
+    this.ledger.reset();
     this.promptCache.clear();
   }
 
@@ -165,16 +168,16 @@ export class FakeRouter {
     return this.requests.filter((r) => r.method === 'POST' && CHAT_PATHS.has(r.path));
   }
 
-  get openChats(): number { return this.open; }
-  get maxConcurrentChats(): number { return this.maxOpen; }
+  get openChats(): number { return this.ledger.chatsOpen; }
+  get maxConcurrentChats(): number { return this.ledger.maxChats; }
 
   waitIdle(timeoutMs = 5000): Promise<void> {
-    if (this.open === 0) return Promise.resolve();
+    if (this.openChats === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const done = () => { clearTimeout(timer); resolve(); };
       const timer = setTimeout(() => {
         this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
-        reject(new Error(`FakeRouter.waitIdle: ${this.open} chat request(s) still open after ${timeoutMs} ms`));
+        reject(new Error(`FakeRouter.waitIdle: ${this.openChats} chat request(s) still open after ${timeoutMs} ms`));
       }, timeoutMs);
       this.idleWaiters.push(done);
     });
@@ -199,10 +202,12 @@ export class FakeRouter {
     const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: { ...req.headers }, body, at: Date.now() };
     this.requests.push(rec);
     const isChat = rec.method === 'POST' && CHAT_PATHS.has(rec.path);
-    if (isChat && !closed) {
-      this.open++;
-      this.maxOpen = Math.max(this.maxOpen, this.open);
-      res.once('close', () => this.chatClosed());
+    if (!closed) {
+      const answered = this.ledger.arrived(rec, isChat);
+      res.once('close', () => {
+        answered();
+        if (isChat) this.chatClosed();
+      });
     }
     const ctx: Ctx = {
       req, res, rec, badJson,
@@ -225,8 +230,7 @@ export class FakeRouter {
   }
 
   private chatClosed(): void {
-    this.open--;
-    if (this.open === 0) {
+    if (this.openChats === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const w of waiters) w();
@@ -259,6 +263,7 @@ export class FakeRouter {
   /** Delay, then the parts of a reply every route shares: faults and error status. True when the reply was sent. */
   private async applyScripted(ctx: Ctx, reply: ScriptedReply): Promise<boolean> {
     if (reply.delayMs && !(await ctx.sleep(reply.delayMs))) return true;
+    if (reply.hold) await reply.hold;
     if (reply.fault === 'refuse') { ctx.req.socket.destroy(); return true; }
     if (reply.fault === 'hang') { await ctx.sleep(2 ** 31 - 1); return true; }
     if ((reply.status !== undefined && reply.status >= 400) || (reply.errorBody !== undefined && reply.fault !== 'mid_stream_error')) {
@@ -336,7 +341,7 @@ export class FakeRouter {
     if (path === '/slots') return sendJson(ctx, 200, [0, 1].map((id) => ({ id, n_ctx: nCtx, speculative: false, is_processing: false, id_task: -1 })));
     if (path === '/metrics') {
       ctx.res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
-      ctx.res.end(`llamacpp:prompt_tokens_total ${this.counters.prompt}\nllamacpp:tokens_predicted_total ${this.counters.predicted}\nllamacpp:requests_processing ${this.open}\nllamacpp:requests_deferred 0\n`);
+      ctx.res.end(`llamacpp:prompt_tokens_total ${this.counters.prompt}\nllamacpp:tokens_predicted_total ${this.counters.predicted}\nllamacpp:requests_processing ${this.openChats}\nllamacpp:requests_deferred 0\n`);
       return;
     }
     sendJson(ctx, 200, {

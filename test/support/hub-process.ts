@@ -5,14 +5,14 @@
  */
 import { removeHubJs, spawnHub, type SpawnedHub } from '../../bench/support/spawn-hub';
 import type { FakeRouter } from './fake-router';
-import { useRouterWith } from './hub';
+import { useRouterWith, type RouterAndHubOptions } from './hub';
 
 /**
  * useRouterAndHub with the hub in a child process: ask it over IPC (`ctx.hub.counters()`, `gc()`,
  * `prototypes()`) or HTTP (`ctx.hub.url`, `loopLag()`). The child is stopped in afterAll, also after a
  * failed test, and ends by itself when this process goes away (its IPC channel closes).
  */
-export function useRouterAndHubProcess(opts: { models?: string[]; env?: Record<string, string> } = {}): { router: FakeRouter; hub: SpawnedHub } {
+export function useRouterAndHubProcess(opts: RouterAndHubOptions = {}): { router: FakeRouter; hub: SpawnedHub } {
   // The compiled hub goes with the child (jest never runs the 'exit' handler that would remove it).
   const start = async (env: Record<string, string>) => {
     try {
