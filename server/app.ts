@@ -14,6 +14,7 @@ import { reduceUrl } from './sanitize';
 import type { TraceSink } from './trace/writer';
 import type { HubMetrics } from './metrics';
 import type { DrugSafety } from './checks/drug-safety';
+import type { KnowledgeRoutesStatus } from './knowledge';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -46,8 +47,8 @@ export interface AppDeps {
   purgeQuerystoreCache?: (() => number) | null;
   /** Deterministic drug safety, loaded at start-up (absent: results say it is not configured). */
   drugSafety?: DrugSafety | null;
-  /** The knowledge layer's routes (behind their own lsk_ auth, not HUB_API_KEYS); absent when not enabled. */
-  knowledge?: { router: express.Router } | null;
+  /** The knowledge layer's routes (behind their own lsk_ auth, not HUB_API_KEYS) and what `/` says of them. */
+  knowledge?: { routes: express.Router; status: KnowledgeRoutesStatus } | null;
 }
 
 function cors(_req: Request, res: Response, next: NextFunction): void {
@@ -90,7 +91,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null));
   // Mounted before the hub's key check: knowledge clients authenticate with their own lsk_ keys.
-  if (deps.knowledge) app.use(deps.knowledge.router);
+  if (deps.knowledge) app.use(deps.knowledge.routes);
   app.use(apiKeyAuth(deps.config.apiKeyHashes));
   app.use(preconnectModelBackend(deps.router));
   app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
@@ -98,7 +99,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Built on the first request for it: most hubs never serve the document, and start-up stays lean.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   const router = express.Router();
-  mountMeta(router, { startedAt, backendStatus: deps.backendStatus ?? (() => ({ type: 'router', ready: null, url: reduceUrl(deps.config.llmBaseUrl) })), openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)) });
+  mountMeta(router, { startedAt, backendStatus: deps.backendStatus ?? (() => ({ type: 'router', ready: null, url: reduceUrl(deps.config.llmBaseUrl) })), openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)), knowledge: deps.knowledge?.status ?? null });
   const metrics = deps.metrics;
   if (metrics) {
     router.get('/metrics', async (_req: Request, res: Response) => {

@@ -15,7 +15,7 @@ import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
-import type { KnowledgeService } from './knowledge';
+import { openHubKnowledge, type HubKnowledge } from './knowledge';
 import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
 
 export interface RunningHub {
@@ -69,28 +69,22 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     const p = drugSafety.package;
     logger.info({ package: p.id, version: p.version, review_state: p.review_state, entries: p.entries, dropped: p.issues.length }, 'drug-safety package loaded');
   }
-  // The knowledge layer opens its store and loads its content here: for the mounted routes a failure stops
-  // start-up with its reason; opened only for the in-process knowledge-base source, it is reported and the
-  // source is `unavailable` (a source never stops the hub).
-  let knowledge: KnowledgeService | null = null;
+  // The knowledge routes are always mounted (decision 30); the engine opens only where they can serve a
+  // caller or the in-process knowledge-base source reads it (server/knowledge/index.ts says when).
+  let knowledge: HubKnowledge;
   try {
-    const engineNeeded = config.knowledge.enabled || needsEmbeddedEngine(config.knowledgeSource);
-    // Loaded only when used: the knowledge engine brings its store driver and content loader.
-    knowledge = engineNeeded ? await (await import('./knowledge')).createKnowledgeService(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router }) : null;
+    knowledge = await openHubKnowledge(config.knowledge, { logger, maxBodyBytes: config.maxBodyBytes, router, engineForSource: needsEmbeddedEngine(config.knowledgeSource) });
   } catch (err) {
-    if (config.knowledge.enabled) {
-      await router.close();
-      await querystore?.close();
-      await trace.close();
-      throw err;
-    }
-    logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'knowledge engine could not open: the knowledge-base source is unavailable');
+    await router.close();
+    await querystore?.close();
+    await trace.close();
+    throw err;
   }
   // Always registered, so profiles that declare it never fail for its sake: off or failing, it adds nothing.
-  const knowledgeSource = createKnowledgeBaseSource(config.knowledgeSource, { engine: knowledge?.pipeline ?? null });
+  const knowledgeSource = createKnowledgeBaseSource(config.knowledgeSource, { engine: knowledge.service?.pipeline ?? null });
   logger.info({ transport: knowledgeSource.transport }, 'knowledge-base context source');
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), knowledgeSource.source, ...(querystore ? [querystore.source] : [])]);
-  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge: config.knowledge.enabled ? knowledge : null });
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -126,7 +120,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await router.close();
       await querystore?.close();
       await knowledgeSource.close();
-      await knowledge?.close();
+      await knowledge.service?.close();
       await trace.close();
       return { settled };
     },
@@ -136,7 +130,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await router.close();
       await querystore?.close();
       await knowledgeSource.close();
-      await knowledge?.close();
+      await knowledge.service?.close();
       await trace.close();
     },
   };

@@ -1,111 +1,91 @@
 /**
- * The knowledge layer's one door: `createKnowledgeService(config, deps)` opens the store and the embedder,
- * loads the configured content, reads the client keys and returns the express router of the four
- * Locus-compatible routes (behind their own lsk_ auth) and `close()`. The hub mounts the router in its
- * app only when KNOWLEDGE_ENABLED says so, but opens the engine also for its in-process knowledge-base
- * context source (`pipeline`); `server/knowledge/main.ts` serves the routes alone.
+ * The knowledge layer's door into the hub: `openHubKnowledge(config, deps)`.
+ *
+ * Decision 30: the routes (`/v2/context`, `/v2/retrieve`, `/v2/retrieve/stream`, `/v1/answer`, `/mcp`) are
+ * mounted on every hub unless KNOWLEDGE_ENABLED=false, so a caller never meets a 404 that looks like a wrong URL:
+ * - keys configured (or KNOWLEDGE_AUTH=off): the engine opens at start-up and the routes serve (a failure to
+ *   open stops start-up with its reason);
+ * - no key configured: every call is 401 AUTH_MISSING naming the settings to set. Nothing could pass, so the
+ *   engine (store, content, MCP SDK: tens of MB) is not opened for the routes;
+ * - KNOWLEDGE_ENABLED=false: the paths answer a 404 that says the routes are turned off, and `/` says so.
+ * The engine also opens for the hub's in-process knowledge-base source; a failure there is reported and the
+ * source is unavailable (a source never stops the hub).
+ *
+ * This module stays light: the engine (`./service`) is loaded only when something needs it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type express from 'express';
+import express, { type RequestHandler } from 'express';
+import { HubError } from '../errors';
+import { sendError } from '../http/errors';
 import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
-import { createEmbedder, type ClosableEmbedder } from './embedder';
-import { clientsFromHashes, loadKeyFile, type KnowledgeClient } from './http/auth';
-import { loadContent, type LoadReport } from './loader';
-import type { KnowledgeModel, PipelineDeps } from './pipeline/types';
+import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
+import { KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
+import type { KnowledgeService } from './service';
 import type { KnowledgeConfig } from './settings';
-import { createKnowledgeStore } from './store';
-import type { KnowledgeStore } from './store/port';
 
 export type { KnowledgeConfig } from './settings';
+export type { KnowledgeService } from './service';
 
-export interface KnowledgeServiceDeps {
+/** What `GET /` says of the knowledge routes. */
+export interface KnowledgeRoutesStatus {
+  routes: 'serving' | 'locked' | 'removed';
+  paths: string[];
+  auth: 'keys' | 'off';
+  /** Configured lsk_ clients (their count only: never a slug or digest). */
+  clients: number;
+  /** Why the routes do not serve, and the setting that changes it. */
+  note?: string;
+}
+
+export interface HubKnowledge {
+  /** Mounted before the hub's own key check: knowledge callers use lsk_ keys. */
+  routes: express.Router;
+  status: KnowledgeRoutesStatus;
+  /** The open engine, or null when nothing needed it (or it failed to open for the source alone). */
+  service: KnowledgeService | null;
+}
+
+export interface HubKnowledgeDeps {
   logger: Logger;
   maxBodyBytes: number;
-  /** The daily quota's clock (tests). */
-  clock?: () => Date;
-  /** The hub's router: with KNOWLEDGE_JUDGE_MODEL, the judge of `judge_enabled` requests (absent: the proxy). */
-  router?: RouterClient | null;
-  /** An already-open store / embedder (tests); otherwise both are created from the config and owned here. */
-  store?: KnowledgeStore;
-  embedder?: ClosableEmbedder;
+  router: RouterClient;
+  /** The in-process knowledge-base source reads the engine. */
+  engineForSource: boolean;
 }
 
-export interface KnowledgeService {
-  /** The routes; built (and the MCP SDK behind them loaded) on first read: the in-process source never reads it. */
-  readonly router: express.Router;
-  store: KnowledgeStore;
-  pipeline: PipelineDeps;
-  clients: readonly KnowledgeClient[];
-  /** What start-up loaded (null when there was no content to load). */
-  loaded: LoadReport | null;
-  close(): Promise<void>;
+const PATHS = [...KNOWLEDGE_REST_PATHS, MCP_PATH];
+
+export const KNOWLEDGE_REMOVED = 'The knowledge routes are turned off on this hub (KNOWLEDGE_ENABLED=false); its operator removes that setting to serve them.';
+
+/** The same paths and methods as the serving routes, each answered by `handler`. */
+function answeringRouter(handler: RequestHandler): express.Router {
+  const router = express.Router();
+  for (const p of KNOWLEDGE_REST_PATHS) router.post(p, handler);
+  router.post(MCP_PATH, handler);
+  router.get(MCP_PATH, handler);
+  router.delete(MCP_PATH, handler);
+  return router;
 }
 
-/** A judge model through the hub's router (its slot semaphore and client-abort handling apply). */
-export function routerModel(router: RouterClient, id: string): KnowledgeModel {
-  return {
-    id,
-    async complete(messages, signal) {
-      const r = await router.chat({ model: id, messages, temperature: 0, max_tokens: 200 }, { signal });
-      return { content: r.content, tokensIn: r.usage.prompt_tokens, tokensOut: r.usage.completion_tokens };
-    },
-  };
-}
-
-export function knowledgeClients(config: Pick<KnowledgeConfig, 'keysFile' | 'keyHashes'>): KnowledgeClient[] {
-  return [...(config.keysFile ? loadKeyFile(config.keysFile) : []), ...clientsFromHashes(config.keyHashes)];
-}
-
-export async function createKnowledgeService(config: KnowledgeConfig, deps: KnowledgeServiceDeps): Promise<KnowledgeService> {
+export async function openHubKnowledge(config: KnowledgeConfig, deps: HubKnowledgeDeps): Promise<HubKnowledge> {
   // Keys first: a bad key file stops start-up before any store is opened.
-  const clients = knowledgeClients(config);
-  const embedder = deps.embedder ?? createEmbedder(config.embedder);
-  const ownsEmbedder = !deps.embedder;
-  let store: KnowledgeStore;
-  try {
-    store = deps.store ?? (await createKnowledgeStore(config.store, { embedder: { id: embedder.id, dimension: embedder.dimension } }));
-  } catch (err) {
-    if (ownsEmbedder) await embedder.close();
-    throw err;
+  const clients = config.enabled ? knowledgeClients(config) : [];
+  const serving = config.enabled && (config.auth === 'off' || clients.length > 0);
+  let service: KnowledgeService | null = null;
+  if (serving || deps.engineForSource) {
+    try {
+      const { createKnowledgeService } = await import('./service');
+      service = await createKnowledgeService(config, { logger: deps.logger, maxBodyBytes: deps.maxBodyBytes, router: deps.router, clients });
+    } catch (err) {
+      if (serving) throw err;
+      deps.logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'knowledge engine could not open: the knowledge-base source is unavailable');
+    }
   }
-  const ownsStore = !deps.store;
-  const close = async () => {
-    if (ownsStore) await store.close();
-    if (ownsEmbedder) await embedder.close();
-  };
-  let loaded: LoadReport | null = null;
-  // The bundled demo default may be absent (a checkout without it): said once here, never fatal.
-  const missing = config.contentIsDefault ? config.contentPaths.filter((p) => !fs.existsSync(p)) : [];
-  if (missing.length) deps.logger.warn({ missing: missing.map((p) => path.basename(p)) }, 'bundled demo knowledge base not found: the knowledge store starts without it (set KNOWLEDGE_CONTENT)');
-  const contentPaths = config.contentPaths.filter((p) => !missing.includes(p));
-  try {
-    if (contentPaths.length) loaded = await loadContent(store, embedder, contentPaths);
-  } catch (err) {
-    await close();
-    throw err;
+  const base = { paths: PATHS, auth: config.auth, clients: clients.length };
+  if (!config.enabled) {
+    return { routes: answeringRouter((_req, res) => sendError(res, new HubError('not_found', 404, KNOWLEDGE_REMOVED))), status: { ...base, routes: 'removed', note: KNOWLEDGE_REMOVED }, service };
   }
-  if (loaded) deps.logger.info({ changed: loaded.changed, pruned: loaded.pruned, ...loaded.loaded }, 'knowledge content loaded');
-  if (clients.length === 0 && config.enabled) deps.logger.warn('knowledge layer enabled without client keys: every request is refused (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES)');
-  if (config.judgeModel && !deps.router) deps.logger.warn('KNOWLEDGE_JUDGE_MODEL is set but no router is available here: the proxy judge runs');
-  const model = config.judgeModel && deps.router ? routerModel(deps.router, config.judgeModel) : null;
-  const pipeline: PipelineDeps = { store, embedder, policy: { allowUnreviewed: config.allowUnreviewed, model } };
-  let router: express.Router | undefined;
-  return {
-    get router() {
-      if (!router) {
-        // Loaded here, not at the top: the routes bring the MCP SDK and zod (~30 MB resident) that a hub
-        // using only its knowledge-base source never needs.
-        const { knowledgeRouter } = require('./http/routes') as typeof import('./http/routes');
-        router = knowledgeRouter({ pipeline, clients, clock: deps.clock, logger: deps.logger, maxBodyBytes: deps.maxBodyBytes });
-      }
-      return router;
-    },
-    store,
-    pipeline,
-    clients,
-    loaded,
-    close,
-  };
+  if (serving && service) return { routes: service.router, status: { ...base, routes: 'serving' }, service };
+  deps.logger.warn('knowledge routes mounted without client keys: every call answers 401 AUTH_MISSING (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES, or KNOWLEDGE_AUTH=off on a trusted network)');
+  return { routes: answeringRouter(lskAuth({ clients: [] }).identify), status: { ...base, routes: 'locked', note: NO_KEYS_CONFIGURED }, service };
 }

@@ -8,7 +8,7 @@ import { loadConfigOrExit, type Config } from '../config';
 import { HubError } from '../errors';
 import { sendError } from '../http/errors';
 import { createLogger, type DestinationStream } from '../logger';
-import { createKnowledgeService, type KnowledgeService } from '.';
+import { createKnowledgeService, type KnowledgeService } from './service';
 
 export interface RunningKnowledge {
   server: Server;

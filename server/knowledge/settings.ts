@@ -10,10 +10,12 @@ import type { KnowledgeStoreSettings } from './store';
 
 export interface KnowledgeConfig {
   /**
-   * Routes mounted in the hub (and what `npm run knowledge` serves). The engine itself (store, pipeline)
-   * also opens without them when the hub's knowledge-base source runs in process (server/main.ts).
+   * Routes mounted in the hub (decision 30: always, unless KNOWLEDGE_ENABLED=false). The engine itself
+   * (store, pipeline) opens on first use, also without them when the hub's knowledge-base source runs in process.
    */
   enabled: boolean;
+  /** `keys`: every request needs an lsk_ key (401 AUTH_MISSING when none is configured); `off`: open (trusted network). */
+  auth: 'keys' | 'off';
   /** JSON key file of clients (`{"clients": [{slug, key_sha256, active?, daily_quota?}]}`). */
   keysFile: string | null;
   /** Bare SHA-256 digests of accepted lsk_ keys (active, no quota). */
@@ -47,7 +49,8 @@ export const KNOWLEDGE_SETTING_DOCS = [
   { name: 'KNOWLEDGE_EMBEDDER_MODEL', default: '(unset)', description: 'openai-compatible embedder: model name sent with each request.' },
   { name: 'KNOWLEDGE_EMBEDDER_API_KEY', default: '(empty)', description: 'openai-compatible embedder: bearer key, sent only when non-empty.' },
   { name: 'KNOWLEDGE_EMBEDDER_DIMENSION', default: '512', description: 'Vector dimension of the embedder (hash: any size >= 8; openai-compatible: the model\'s).' },
-  { name: 'KNOWLEDGE_ENABLED', default: 'auto', description: 'auto | true | false: mount the knowledge routes (/v1/answer, /v2/context, /v2/retrieve, /v2/retrieve/stream) in the hub. auto = when client keys are configured (KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES).' },
+  { name: 'KNOWLEDGE_ENABLED', default: 'true', description: 'true | false: the knowledge routes (/v2/context, /v2/retrieve, /v2/retrieve/stream, /v1/answer, /mcp) are mounted in the hub; false removes them (404, and GET / says so). auto is read as true.' },
+  { name: 'KNOWLEDGE_AUTH', default: 'keys', description: 'keys | off: keys = every knowledge request needs an lsk_ client key (401 AUTH_MISSING naming KNOWLEDGE_KEYS_FILE / KNOWLEDGE_API_KEY_HASHES while none is configured); off = the routes are open, for a trusted network only.' },
   { name: 'KNOWLEDGE_KEYS_FILE', default: '(unset)', description: 'JSON file of knowledge clients: {"clients": [{"slug", "key_sha256", "active", "daily_quota"}]}; keys are lsk_<slug>_<32 hex>, stored only as SHA-256 (npm run hash-key -- <key>).' },
   { name: 'KNOWLEDGE_API_KEY_HASHES', default: '(unset)', description: 'Comma-separated SHA-256 hex digests of accepted lsk_ keys (active, no quota); adds to KNOWLEDGE_KEYS_FILE.' },
   { name: 'KNOWLEDGE_CONTENT', default: 'data/knowledge/demo', description: 'Comma-separated JSONL content files or folders loaded into the store at start-up (re-loading unchanged content changes nothing); none loads nothing. The default, the bundled demo knowledge base, is skipped with a start-up warning when its folder is missing; a path you set must exist.' },
@@ -86,8 +89,11 @@ export function knowledgeSettings(env: Env, root: string, fail: Fail): Knowledge
   for (const h of keyHashes) if (!/^[0-9a-f]{64}$/.test(h)) fail('KNOWLEDGE_API_KEY_HASHES', 'each entry must be the SHA-256 hex digest of an lsk_ key (npm run hash-key -- <key>), never the key itself');
   const keysFileSetting = raw(env, 'KNOWLEDGE_KEYS_FILE');
   const keysFile = keysFileSetting ? path.resolve(root, keysFileSetting) : null;
-  const enabledSetting = (raw(env, 'KNOWLEDGE_ENABLED') ?? 'auto').toLowerCase();
-  if (!['auto', 'true', 'false'].includes(enabledSetting)) fail('KNOWLEDGE_ENABLED', `expected auto, true or false, got '${enabledSetting}'`);
+  const enabledSetting = (raw(env, 'KNOWLEDGE_ENABLED') ?? 'true').toLowerCase();
+  // `auto` (mount when keys are configured) was the old default; routes are now always mounted (decision 30).
+  if (!['auto', 'true', 'false'].includes(enabledSetting)) fail('KNOWLEDGE_ENABLED', `expected true or false, got '${enabledSetting}'`);
+  const authSetting = (raw(env, 'KNOWLEDGE_AUTH') ?? 'keys').toLowerCase();
+  if (authSetting !== 'keys' && authSetting !== 'off') fail('KNOWLEDGE_AUTH', `expected keys or off, got '${authSetting}'`);
   const engine = (raw(env, 'KNOWLEDGE_STORE') ?? 'sqlite').toLowerCase();
   if (engine !== 'sqlite' && engine !== 'postgres') fail('KNOWLEDGE_STORE', `expected sqlite or postgres, got '${engine}'`);
   const databaseUrl = raw(env, 'KNOWLEDGE_DATABASE_URL') ?? null;
@@ -101,7 +107,8 @@ export function knowledgeSettings(env: Env, root: string, fail: Fail): Knowledge
   const dbPath = raw(env, 'KNOWLEDGE_DB_PATH') ?? 'data/knowledge/knowledge.db';
   const contentSetting = raw(env, 'KNOWLEDGE_CONTENT');
   return {
-    enabled: enabledSetting === 'true' || (enabledSetting === 'auto' && (keysFile !== null || keyHashes.length > 0)),
+    enabled: enabledSetting !== 'false',
+    auth: authSetting as 'keys' | 'off',
     keysFile,
     keyHashes,
     contentPaths: contentSetting === undefined ? [path.resolve(root, DEMO_CONTENT)] : contentSetting.toLowerCase() === 'none' ? [] : list(env, 'KNOWLEDGE_CONTENT').map((p) => path.resolve(root, p)),

@@ -233,15 +233,68 @@ describe('mounted in the hub', () => {
     await expect(startTestHub({ LLM_BASE_URL: 'http://127.0.0.1:9', KNOWLEDGE_KEYS_FILE: '/nonexistent/keys.json', KNOWLEDGE_DB_PATH: ':memory:' })).rejects.toThrow('/nonexistent/keys.json: cannot read the knowledge key file (ENOENT)');
   });
 
-  test('not configured: the hub serves no knowledge route', async () => {
-    const router = new FakeRouter({ models: ['gemma-4-12b'] });
-    await router.start();
-    const hub = await startTestHub({ LLM_BASE_URL: router.baseUrl });
-    try {
-      expect((await post(`${hub.url}/v2/context`, allergic)).status).toBe(404);
-    } finally {
-      await hub.close();
+  describe('decision 30: the routes answer on every hub', () => {
+    const PATHS = ['/v2/context', '/v2/retrieve', '/v2/retrieve/stream', '/v1/answer', '/mcp'];
+    let router: FakeRouter;
+    beforeAll(async () => {
+      router = new FakeRouter({ models: ['gemma-4-12b'] });
+      await router.start();
+    });
+    afterAll(async () => {
       await router.stop();
-    }
+    });
+
+    test('a default hub (no key configured, knowledge-base source on): 401 AUTH_MISSING naming the settings, never a 404', async () => {
+      const hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, KNOWLEDGE_SOURCE: 'auto' });
+      try {
+        for (const p of PATHS) {
+          const res = await post(`${hub.url}${p}`, allergic);
+          expect([p, res.status]).toEqual([p, 401]);
+          expect(res.headers.get('www-authenticate')).toBe('Bearer');
+          const body = (await res.json()) as any;
+          expect(body.detail.code).toBe('AUTH_MISSING');
+          expect(body.error).toMatchObject({ code: 'AUTH_MISSING', message: body.detail.message });
+          for (const setting of ['KNOWLEDGE_KEYS_FILE', 'KNOWLEDGE_API_KEY_HASHES', 'KNOWLEDGE_AUTH=off']) expect(body.error.message).toContain(setting);
+        }
+        // Even a well-formed key is refused: none is configured, and the message says so rather than "invalid key".
+        const keyed = (await (await post(`${hub.url}/v2/retrieve`, { query: 'angine' }, { authorization: `Bearer ${KEYS.almapro}` })).json()) as any;
+        expect(keyed.detail.code).toBe('AUTH_MISSING');
+        expect((await fetch(`${hub.url}/mcp`)).status).toBe(401);
+        const root = (await (await fetch(`${hub.url}/`)).json()) as any;
+        expect(root.knowledge).toEqual({ routes: 'locked', paths: PATHS, auth: 'keys', clients: 0, note: keyed.error.message });
+        // The hub's own routes are unaffected.
+        expect((await fetch(`${hub.url}/v1/models`)).status).toBe(200);
+        expect(router.requests.filter((r) => r.path.includes('chat'))).toHaveLength(0);
+      } finally {
+        await hub.close();
+      }
+    });
+
+    test('KNOWLEDGE_AUTH=off: the routes are open on a trusted network', async () => {
+      const hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, KNOWLEDGE_AUTH: 'off', KNOWLEDGE_CONTENT: FIXTURES });
+      try {
+        const res = await post(`${hub.url}/v2/context`, allergic);
+        expect(res.status).toBe(200);
+        expectValid(schemas.context, await res.json());
+        expect(((await (await fetch(`${hub.url}/`)).json()) as any).knowledge).toMatchObject({ routes: 'serving', auth: 'off', clients: 0 });
+      } finally {
+        await hub.close();
+      }
+    });
+
+    test('KNOWLEDGE_ENABLED=false removes them: a 404 that says so, and / says so', async () => {
+      const hub = await startTestHub({ LLM_BASE_URL: router.baseUrl, KNOWLEDGE_ENABLED: 'false', KNOWLEDGE_API_KEY_HASHES: sha256(KEYS.almapro) });
+      try {
+        for (const p of PATHS) {
+          const res = await post(`${hub.url}${p}`, allergic, { authorization: `Bearer ${KEYS.almapro}` });
+          expect([p, res.status]).toEqual([p, 404]);
+          expect(((await res.json()) as any).error.message).toContain('KNOWLEDGE_ENABLED=false');
+        }
+        const root = (await (await fetch(`${hub.url}/`)).json()) as any;
+        expect(root.knowledge).toMatchObject({ routes: 'removed', note: expect.stringContaining('KNOWLEDGE_ENABLED=false') });
+      } finally {
+        await hub.close();
+      }
+    });
   });
 });

@@ -119,9 +119,10 @@ describe('knowledge-base source in process over the bundled demo KB (default pro
     expect(JSON.stringify(step)).not.toMatch(/warfarin|fibrillation|amoxicillin|sinusitis/i);
   });
 
-  test('the engine is open for the source while its routes stay unmounted (no lsk keys)', async () => {
+  test('the engine is open for the source while its routes, mounted, refuse every call (no lsk key configured)', async () => {
     const res = await postJson(`${ctx.hub.url}/v2/context`, { query: DEMO_QUESTION, patient_ehr: {} });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).detail.code).toBe('AUTH_MISSING');
   });
 
   test('mandatory MKUs that cannot fit → 422 insufficient_context naming them, no router call', async () => {

@@ -31,15 +31,23 @@ function packagesLoadedAtStart(env: Record<string, string>): { packages: string[
   return JSON.parse(out);
 }
 
-test('a router hub with the knowledge layer off loads no knowledge engine, store driver, MCP SDK or embedded engine', () => {
+test('a router hub with the knowledge-base source off and no lsk key (routes mounted, locked) loads no knowledge engine, store driver, MCP SDK or embedded engine', () => {
   const { packages, hubModules } = packagesLoadedAtStart({ LLM_BASE_URL: 'http://127.0.0.1:9', KNOWLEDGE_SOURCE: 'off' });
   for (const pkg of ['@modelcontextprotocol/sdk', 'zod', 'better-sqlite3', 'pg', '@huggingface/jinja', 'node-llama-cpp']) expect(packages).not.toContain(pkg);
   // Its settings and published schemas are part of the hub's config and OpenAPI document; the engine is not.
-  const engine = ['server/knowledge/index.ts', 'server/knowledge/store/', 'server/knowledge/mcp/', 'server/knowledge/http/routes.ts', 'server/knowledge/loader', 'server/knowledge/embedder'];
+  const engine = ['server/knowledge/service.ts', 'server/knowledge/store/', 'server/knowledge/mcp/', 'server/knowledge/http/routes.ts', 'server/knowledge/loader', 'server/knowledge/embedder'];
   expect(hubModules.filter((m) => engine.some((e) => m.startsWith(e)))).toEqual([]);
   expect(hubModules.filter((m) => m.startsWith('server/llm/embedded/'))).toEqual([]);
   // The chosen stack is there.
   for (const pkg of ['express', 'ajv', 'pino', 'prom-client', 'undici', 'yaml']) expect(packages).toContain(pkg);
+  // The knowledge routes are mounted (decision 30) through the door alone.
+  expect(hubModules).toContain('server/knowledge/index.ts');
+});
+
+test('with a key configured the routes serve: the engine and the MCP SDK load', () => {
+  const { packages } = packagesLoadedAtStart({ LLM_BASE_URL: 'http://127.0.0.1:9', KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_CONTENT: 'none', KNOWLEDGE_API_KEY_HASHES: 'b'.repeat(64) });
+  expect(packages).toContain('better-sqlite3');
+  expect(packages).toContain('@modelcontextprotocol/sdk');
 });
 
 test('with the in-process knowledge-base source on, the engine and its store load, but not the MCP SDK of the routes', () => {

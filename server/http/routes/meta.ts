@@ -13,7 +13,7 @@ function healthBackend(b: BackendStatus): Record<string, unknown> {
   return { type: b.type, ready: b.ready, ...(b.notes ? { notes: b.notes } : {}) };
 }
 
-export function mountMeta(router: Router, deps: { startedAt: number; backendStatus: () => BackendStatus; openapi: () => unknown }): void {
+export function mountMeta(router: Router, deps: { startedAt: number; backendStatus: () => BackendStatus; openapi: () => unknown; knowledge?: unknown }): void {
   const uptime = () => Math.round((performance.now() - deps.startedAt) / 10) / 100;
   let reading: { at: number; memory: Record<string, number> } | null = null;
   const memory = (): Record<string, number> => {
@@ -37,7 +37,7 @@ export function mountMeta(router: Router, deps: { startedAt: number; backendStat
   });
   router.get('/', (_req, res) => {
     const backend = deps.backendStatus();
-    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: backend.type === 'router' ? backend.url : 'embedded', backend });
+    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: backend.type === 'router' ? backend.url : 'embedded', backend, ...(deps.knowledge ? { knowledge: deps.knowledge } : {}) });
   });
   router.get('/openapi.json', (_req, res) => {
     res.json(deps.openapi());

@@ -131,11 +131,28 @@ export interface LskAuth {
   charge(res: Response, units?: number): boolean;
 }
 
-export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () => Date }): LskAuth {
+/** Every configured client: the key file's, then the bare digests (a bad key file throws with its path). */
+export function knowledgeClients(config: { keysFile: string | null; keyHashes: readonly string[] }): KnowledgeClient[] {
+  return [...(config.keysFile ? loadKeyFile(config.keysFile) : []), ...clientsFromHashes([...config.keyHashes])];
+}
+
+/** The slug an open route (KNOWLEDGE_AUTH=off) logs for every caller. */
+export const OPEN_CLIENT = 'open-access';
+
+/** Said to every caller while no key is configured: the fix is on the hub, not in the request (decision 30). */
+export const NO_KEYS_CONFIGURED =
+  'No knowledge client key is configured on this hub: its operator sets KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES (npm run hash-key -- <key>), or KNOWLEDGE_AUTH=off on a trusted network.';
+
+export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () => Date; open?: boolean }): LskAuth {
   const digests = opts.clients.map((c) => Buffer.from(c.keySha256, 'hex'));
   const quota = new DailyQuota(opts.clock ?? (() => new Date()));
   const identify = (req: Request, res: Response, next: NextFunction): void => {
     if (req.method === 'OPTIONS') return next();
+    if (opts.open) {
+      res.locals.knowledgeClient = OPEN_CLIENT;
+      return next();
+    }
+    if (digests.length === 0) return sendError(res, unauthorized('AUTH_MISSING', NO_KEYS_CONFIGURED));
     const header = req.header('authorization');
     if (header === undefined || header.trim() === '' || /^bearer\s*$/i.test(header.trim())) {
       return sendError(res, unauthorized('AUTH_MISSING', 'This endpoint needs a client key: send Authorization: Bearer lsk_<slug>_<32 hex>.'));

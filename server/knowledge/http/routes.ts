@@ -21,6 +21,8 @@ import { compileKnowledgeSchema, KnowledgeValidationError, sendValidationError, 
 export interface KnowledgeRoutesDeps {
   pipeline: PipelineDeps;
   clients: readonly KnowledgeClient[];
+  /** KNOWLEDGE_AUTH=off: no key asked, no quota taken. */
+  open?: boolean;
   /** The quota's clock (tests move it across midnight). */
   clock?: () => Date;
   logger: Logger;
@@ -47,7 +49,7 @@ function failure(err: unknown): HubError | KnowledgeValidationError {
 
 export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
   const router = express.Router();
-  const auth = lskAuth({ clients: deps.clients, clock: deps.clock });
+  const auth = lskAuth({ clients: deps.clients, clock: deps.clock, open: deps.open });
   const body = jsonBody({ limit: deps.maxBodyBytes });
   const now = deps.pipeline.now ?? (() => performance.now());
   const log = (res: Response, endpoint: string, fields: Record<string, unknown>) =>

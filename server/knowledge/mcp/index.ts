@@ -18,6 +18,7 @@ import { HubError } from '../../errors';
 import { jsonBody } from '../../http/body';
 import { sendError } from '../../http/errors';
 import type { LskAuth } from '../http/auth';
+import { MCP_PATH } from '../http/paths';
 import { createKnowledgeMcpServer, type McpToolsDeps } from './tools';
 
 export interface McpRouterDeps extends McpToolsDeps {
@@ -26,7 +27,7 @@ export interface McpRouterDeps extends McpToolsDeps {
   maxBodyBytes: number;
 }
 
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 
 /** How many JSON-RPC `tools/call` requests a body holds (a batch may hold several). */
 export function toolCallCount(body: unknown): number {

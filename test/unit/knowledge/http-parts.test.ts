@@ -95,11 +95,14 @@ describe('validation items (decision 18)', () => {
 
 describe('knowledge settings', () => {
   const h = 'b'.repeat(64);
-  test('auto mounts the routes exactly when client keys are configured', () => {
-    expect(loadConfig({}).knowledge.enabled).toBe(false);
+  test('the routes are mounted unless KNOWLEDGE_ENABLED=false (decision 30), behind keys unless KNOWLEDGE_AUTH=off', () => {
+    expect(loadConfig({}).knowledge).toMatchObject({ enabled: true, auth: 'keys', keyHashes: [] });
     expect(loadConfig({ KNOWLEDGE_API_KEY_HASHES: h }).knowledge).toMatchObject({ enabled: true, keyHashes: [h], store: { engine: 'sqlite' }, allowUnreviewed: false });
     expect(loadConfig({ KNOWLEDGE_ENABLED: 'false', KNOWLEDGE_API_KEY_HASHES: h }).knowledge.enabled).toBe(false);
     expect(loadConfig({ KNOWLEDGE_ENABLED: 'true' }).knowledge.enabled).toBe(true);
+    // The former default `auto` still parses, and now mounts them too.
+    expect(loadConfig({ KNOWLEDGE_ENABLED: 'auto' }).knowledge.enabled).toBe(true);
+    expect(loadConfig({ KNOWLEDGE_AUTH: 'OFF' }).knowledge.auth).toBe('off');
   });
 
   test('CTX_ALLOW_UNREVIEWED=true or ENV=test allow include_unreviewed', () => {
@@ -111,6 +114,7 @@ describe('knowledge settings', () => {
   test.each([
     [{ KNOWLEDGE_API_KEY_HASHES: 'lsk_x_0123456789abcdef0123456789abcdef' }, 'KNOWLEDGE_API_KEY_HASHES'],
     [{ KNOWLEDGE_ENABLED: 'yes' }, 'KNOWLEDGE_ENABLED'],
+    [{ KNOWLEDGE_AUTH: 'none' }, 'KNOWLEDGE_AUTH'],
     [{ KNOWLEDGE_STORE: 'postgres' }, 'KNOWLEDGE_DATABASE_URL'],
     [{ KNOWLEDGE_EMBEDDER: 'openai-compatible' }, 'KNOWLEDGE_EMBEDDER_BASE_URL'],
     [{ CTX_ALLOW_UNREVIEWED: '1' }, 'CTX_ALLOW_UNREVIEWED'],

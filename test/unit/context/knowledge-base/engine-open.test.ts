@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../../../server/config';
-import { createKnowledgeService } from '../../../../server/knowledge';
+import { createKnowledgeService } from '../../../../server/knowledge/service';
 import { createLogger } from '../../../../server/logger';
 
 describe('knowledge engine content default', () => {
