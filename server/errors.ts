@@ -47,3 +47,13 @@ export function contextError(code: string, status: number, source: string, messa
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR');
 }
+
+/** Detail fields an `event: error` repeats from the HTTP body: what a caller needs to act (the missing model's file). */
+const EVENT_FIELDS = ['model', 'expected_file'] as const;
+
+/** The `event: error` data of a staged stream: `{code, source, message}` plus the actionable detail fields. */
+export function errorEventData(err: HubError): Record<string, unknown> {
+  const data: Record<string, unknown> = { code: err.code, source: String(err.extra.source ?? 'hub'), message: err.message };
+  for (const k of EVENT_FIELDS) if (err.extra[k] !== undefined) data[k] = err.extra[k];
+  return data;
+}

@@ -15,6 +15,7 @@ import { createFitBounds } from './llm/fit-bound';
 import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
+import { requiredModels } from './profiles/types';
 import { openHubKnowledge, type HubKnowledge } from './knowledge';
 import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
 
@@ -84,7 +85,9 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   const knowledgeSource = createKnowledgeBaseSource(config.knowledgeSource, { engine: knowledge.service?.pipeline ?? null });
   logger.info({ transport: knowledgeSource.transport }, 'knowledge-base context source');
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), knowledgeSource.source, ...(querystore ? [querystore.source] : [])]);
-  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
+  // Every model a profile names: the embedded engine says on `/` where each one it lacks goes.
+  const wantedModels = [...new Set(catalog.profiles.flatMap((p) => requiredModels(p)))];
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(wantedModels), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;

@@ -4,7 +4,7 @@
  * fallback `done` that carries every envelope key; a context or request error before any Answer ends a
  * stream with `event: error` (a blocking request gets the HTTP error). A cancelled turn just stops.
  */
-import { HubError, isAbortError } from '../errors';
+import { errorEventData, HubError, isAbortError } from '../errors';
 import { productEnvelope } from './envelope';
 import { runTurn } from './run';
 import { failureConfidence } from './findings';
@@ -75,7 +75,7 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     const requestError = err instanceof HubError && ((err.status >= 400 && err.status < 500) || err.code === 'model_unavailable');
     if (!answered && (isContextError(err) || requestError)) {
       if (opts.adapter === 'block') throw err;
-      yield { name: 'error', data: { code: err.code, source: String(err.extra.source ?? 'hub'), message: err.message } };
+      yield { name: 'error', data: errorEventData(err) };
       return;
     }
     yield { name: 'done', data: answered ? lateFailureEnvelope(turn) : preAnswerFallback(turn) };

@@ -1,3 +1,5 @@
+import type { MissingModelHint } from './types';
+
 /** What `/` and `/health` say about the model backend (cheap: never a network call). */
 export interface BackendStatus {
   type: 'router' | 'embedded';
@@ -7,6 +9,8 @@ export interface BackendStatus {
   url?: string;
   models_dir?: string;
   models?: Array<{ id: string; file: string; status: string; reason?: string; n_ctx?: number; busy_sequences?: number; generated_tokens?: number }>;
+  /** Embedded: each model a profile needs that cannot be served, with the file it looks for (same words as /v1/models). */
+  missing_models?: MissingModelHint[];
   /** What to do, when something is missing or broken. */
   notes?: string[];
 }

@@ -10,7 +10,8 @@ import type { RouterClient } from './types';
 
 export interface ModelBackend {
   client: RouterClient;
-  status(): BackendStatus;
+  /** `wanted`: the model ids the profiles need; the embedded engine says where each one it lacks goes. */
+  status(wanted?: readonly string[]): BackendStatus;
   /** One line for the start-up message. */
   describe(): string;
 }
@@ -26,7 +27,7 @@ export function createModelBackend(config: Config): ModelBackend {
     });
     return {
       client: engine.client,
-      status: () => engine.status(),
+      status: (wanted) => engine.status(wanted),
       describe: () => {
         const s = engine.status();
         return `embedded engine over ${s.models_dir} (${s.models?.length ?? 0} model${s.models?.length === 1 ? '' : 's'})`;

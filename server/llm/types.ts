@@ -68,6 +68,16 @@ export interface ModelInventory {
   entries: Record<string, Record<string, unknown>>;
   /** What an operator should know about the backend as a whole (no model file, a malformed manifest). */
   notes?: string[];
+  /** Where a model this backend cannot serve would go (the embedded engine: the GGUF file it looks for). */
+  missingModel?: (id: string) => MissingModelHint;
+}
+
+/** What to do about one model the backend cannot serve: the same words on `/`, `/v1/models`, a 503 and `event: error`. */
+export interface MissingModelHint {
+  model: string;
+  /** The file the embedded engine looks for (absent: a router, or an id that cannot be a file name). */
+  expected_file?: string;
+  advice: string;
 }
 
 /** Per-request slot evidence (§10.1): proves a cancelled request freed only its own slot. */

@@ -49,13 +49,31 @@ describe('embedded engine with no model in MODELS_DIR', () => {
     expect(models.backend.notes.join(' ')).toContain(dir);
   });
 
+  it('names the exact file of every missing model, the same way on /v1/models and /', async () => {
+    const models = await json(`${ctx.hub.url}/v1/models`);
+    const root = await json(`${ctx.hub.url}/`);
+    const byModel = new Map<string, any>(root.backend.missing_models.map((m: any) => [m.model, m]));
+    for (const profile of models.data) {
+      // One detail per reason, in order; each names the file it looked for.
+      expect(profile.unavailable_details.map((d: any) => d.reason)).toEqual(profile.unavailable_reasons);
+      for (const d of profile.unavailable_details) {
+        const file = path.join(dir, `${d.model}.gguf`);
+        expect(d).toEqual({ reason: `model_not_loaded:${d.model}`, model: d.model, expected_file: file, advice: expect.stringContaining(`Put its GGUF file at ${file}`) });
+        // `/` lists the same model with the same words.
+        expect(byModel.get(d.model)).toEqual({ model: d.model, expected_file: file, advice: d.advice });
+      }
+    }
+    // Every model a profile names is listed on / once.
+    expect([...byModel.keys()].sort()).toEqual([...new Set(models.data.flatMap((p: any) => p.required_models))].sort());
+  });
+
   it('answers a model call with 503 model_unavailable and the advice', async () => {
     for (const model of ['single-12b-bare', 'answer:gemma-4-12b~off']) {
       const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model, messages });
       expect(res.status).toBe(503);
       const body = await res.json() as any;
-      expect(body.detail.code).toBe('model_unavailable');
-      expect(body.error.message).toContain(`Put a GGUF model in ${dir}`);
+      expect(body.detail).toMatchObject({ code: 'model_unavailable', model: 'gemma-4-12b', expected_file: path.join(dir, 'gemma-4-12b.gguf') });
+      expect(body.error.message).toContain(`Put its GGUF file at ${path.join(dir, 'gemma-4-12b.gguf')}`);
     }
   });
 
@@ -66,8 +84,8 @@ describe('embedded engine with no model in MODELS_DIR', () => {
     expect(frames).toHaveLength(1);
     expect(frames[0].split('\n')[0]).toBe('event: error');
     const data = JSON.parse(frames[0].split('\n')[1].slice('data: '.length));
-    expect(data).toMatchObject({ code: 'model_unavailable', source: 'embedded-llama' });
-    expect(data.message).toContain(`Put a GGUF model in ${dir}`);
+    expect(data).toMatchObject({ code: 'model_unavailable', source: 'embedded-llama', model: 'gemma-4-12b', expected_file: path.join(dir, 'gemma-4-12b.gguf') });
+    expect(data.message).toContain(`Put its GGUF file at ${path.join(dir, 'gemma-4-12b.gguf')}`);
   });
 });
 
@@ -113,7 +131,9 @@ const unavailable = embeddedEngineUnavailable();
     expect(entry.status).toBe('failed');
     expect(entry.reason).toContain(file);
     const models = await json(`${ctx.hub.url}/v1/models`);
-    expect(models.data.find((p: { id: string }) => p.id === 'single-12b-bare').unavailable_reasons).toEqual(['model_failed:gemma-4-12b']);
+    const bare = models.data.find((p: { id: string }) => p.id === 'single-12b-bare');
+    expect(bare.unavailable_reasons).toEqual(['model_failed:gemma-4-12b']);
+    expect(bare.unavailable_details).toEqual([{ reason: 'model_failed:gemma-4-12b', model: 'gemma-4-12b', expected_file: file, advice: expect.stringContaining(`put a valid GGUF file at ${file}`) }]);
   });
 
   it('a context_size over the model\'s training context is a 503 naming the file and both sizes', async () => {

@@ -1,6 +1,6 @@
 /** `GET /v1/models`: the profile catalogue with live router availability (§2.2). Legs are never listed. */
 import type { Request, Response } from 'express';
-import type { ModelInventory, RouterClient } from '../../llm/types';
+import type { MissingModelHint, ModelInventory, RouterClient } from '../../llm/types';
 import { requiredModels, type Profile } from '../../profiles/types';
 
 export const INVENTORY_CONTRACT = 'med-agent-hub.backend-model-inventory.v1';
@@ -8,7 +8,13 @@ export const INVENTORY_CONTRACT = 'med-agent-hub.backend-model-inventory.v1';
 export interface Availability {
   available: boolean;
   reasons: string[];
+  /** One per reason, in the same order: the reason, and for a model what to do (the embedded engine: the file it looks for). */
+  details: UnavailableDetail[];
 }
+
+export type UnavailableDetail = { reason: string } & Partial<MissingModelHint>;
+
+const UNREACHABLE_ADVICE = 'The model backend could not be queried: check that the llama.cpp router at LLM_BASE_URL is running.';
 
 /** A model the backend knows but cannot load (a corrupt or missing GGUF file). */
 function failed(inv: ModelInventory, model: string): boolean {
@@ -18,10 +24,13 @@ function failed(inv: ModelInventory, model: string): boolean {
 
 /** Shared with the Catalyst discovery document, so both report availability the same way. */
 export function availability(profile: Profile, inv: ModelInventory): Availability {
-  if (!inv.reachable) return { available: false, reasons: ['model_backend_unreachable'] };
+  if (!inv.reachable) return { available: false, reasons: ['model_backend_unreachable'], details: [{ reason: 'model_backend_unreachable', advice: UNREACHABLE_ADVICE }] };
   const advertised = new Set(inv.ids);
-  const reasons = requiredModels(profile).filter((m) => !advertised.has(m)).map((m) => (failed(inv, m) ? `model_failed:${m}` : `model_not_loaded:${m}`));
-  return { available: reasons.length === 0, reasons };
+  const missing = requiredModels(profile).filter((m) => !advertised.has(m));
+  // The reason strings stay `model_not_loaded:<id>` (hub-contract §2.2: clients parse them); the file is in `details`.
+  const reasons = missing.map((m) => (failed(inv, m) ? `model_failed:${m}` : `model_not_loaded:${m}`));
+  const details = missing.map((m, i): UnavailableDetail => ({ reason: reasons[i], ...(inv.missingModel?.(m) ?? { model: m, advice: `The model backend does not list model '${m}'.` }) }));
+  return { available: reasons.length === 0, reasons, details };
 }
 
 /** Effective default: the yaml default when available, else the available product profile with the lowest (priority, id). */
@@ -59,6 +68,7 @@ export function modelsDocument(profiles: readonly Profile[], inv: ModelInventory
     context_window: p.context.window > 0 ? p.context.window : null,
     exact_tokenizer: p.context.exactTokenizer,
     unavailable_reasons: avail.get(p.id)!.reasons,
+    unavailable_details: avail.get(p.id)!.details,
   }));
   return { object: 'list', data, backend: backendInventory(inv) };
 }

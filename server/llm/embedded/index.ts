@@ -18,7 +18,7 @@ export interface EmbeddedEngineOptions {
 
 export interface EmbeddedEngine {
   client: EmbeddedClient;
-  status(): BackendStatus;
+  status(wanted?: readonly string[]): BackendStatus;
 }
 
 export function createEmbeddedEngine(opts: EmbeddedEngineOptions): EmbeddedEngine {
@@ -27,7 +27,7 @@ export function createEmbeddedEngine(opts: EmbeddedEngineOptions): EmbeddedEngin
   const client = new EmbeddedClient(registry, { maxConcurrency: opts.maxConcurrency, maxQueue: opts.maxQueue, reusePrefix: opts.prefixReuse });
   return {
     client,
-    status(): BackendStatus {
+    status(wanted = []): BackendStatus {
       const models = registry.states().map((s) => ({
         id: s.spec.id,
         file: s.spec.file,
@@ -38,7 +38,8 @@ export function createEmbeddedEngine(opts: EmbeddedEngineOptions): EmbeddedEngin
       const servable = models.filter((m) => m.status !== 'failed').length;
       const notes = [...catalog.problems];
       if (servable === 0) notes.push(noModelAdvice(catalog.dir));
-      return { type: 'embedded', ready: servable > 0, models_dir: catalog.dir, models, ...(notes.length ? { notes } : {}) };
+      const missing = wanted.flatMap((id) => registry.missingModel(id) ?? []);
+      return { type: 'embedded', ready: servable > 0, models_dir: catalog.dir, models, ...(missing.length ? { missing_models: missing } : {}), ...(notes.length ? { notes } : {}) };
     },
   };
 }

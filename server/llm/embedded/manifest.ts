@@ -131,6 +131,19 @@ export function readModelCatalog(modelsDir: string, defaults: ManifestDefaults):
   return { dir, specs, problems };
 }
 
+/** The file `<id>.gguf` in MODELS_DIR that serves model `id` without a manifest entry (null: the id cannot be a file name). */
+export function expectedModelFile(dir: string, id: string): string | null {
+  return id.includes('/') || id.startsWith('.') ? null : path.join(dir, `${id}.gguf`);
+}
+
+/** Where model `id` goes, named exactly: its file, or the manifest entry that maps it to one. */
+export function missingModelAdvice(dir: string, id: string): string {
+  const file = expectedModelFile(dir, id);
+  const manifest = path.join(dir, MANIFEST_FILE);
+  const put = file ? `Put its GGUF file at ${file}, or map '${id}' to a file in ${manifest}` : `Map '${id}' to a GGUF file in ${manifest}`;
+  return `${put}; or set LLM_BASE_URL to use a llama.cpp router.`;
+}
+
 /** What to do when no model can be served: the same sentence on `/`, `/health`, `/v1/models` and errors. */
 export function noModelAdvice(dir: string): string {
   return `Put a GGUF model in ${dir} named <model id>.gguf (the model id a profile uses, e.g. gemma-4-12b.gguf), ` +

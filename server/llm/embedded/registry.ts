@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { HubError } from '../../errors';
 import { LoadedModel } from './loaded-model';
-import { noModelAdvice, type ModelCatalog, type ModelSpec } from './manifest';
+import type { MissingModelHint } from '../types';
+import { expectedModelFile, missingModelAdvice, type ModelCatalog, type ModelSpec } from './manifest';
 import { loadRuntime, runtimeFailure, type LlamaRuntime } from './runtime';
 
 /** Context per sequence when the manifest sets none: the model's training context, at most this. */
@@ -112,18 +113,29 @@ export class ModelRegistry {
     if (entry.pins === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
   }
 
-  private unknownModel(id: string): HubError {
-    const known = [...this.entries.keys()];
-    const have = known.length ? `It serves ${known.map((k) => `'${k}'`).join(', ')}.` : 'It has no model.';
-    return new HubError('model_unavailable', 503, `The embedded engine has no model '${id}'. ${have} ${noModelAdvice(this.catalog.dir)}`, {
-      extra: { source: 'embedded-llama' },
+  /** Where model `id` goes when it cannot be served (null: it can). One wording for every place that says it. */
+  missingModel(id: string): MissingModelHint | null {
+    const entry = this.entries.get(id);
+    if (entry && entry.status !== 'failed') return null;
+    if (entry) return { model: id, expected_file: entry.spec.file, advice: `${entry.reason ?? 'it failed to load'}; put a valid GGUF file at ${entry.spec.file}.` };
+    const file = expectedModelFile(this.catalog.dir, id);
+    return { model: id, ...(file ? { expected_file: file } : {}), advice: missingModelAdvice(this.catalog.dir, id) };
+  }
+
+  private unavailable(message: string, hint: MissingModelHint): HubError {
+    return new HubError('model_unavailable', 503, `${message} ${hint.advice}`, {
+      extra: { source: 'embedded-llama', model: hint.model, ...(hint.expected_file ? { expected_file: hint.expected_file } : {}) },
     });
   }
 
+  private unknownModel(id: string): HubError {
+    const known = [...this.entries.keys()];
+    const have = known.length ? `It serves ${known.map((k) => `'${k}'`).join(', ')}.` : 'It has no model.';
+    return this.unavailable(`The embedded engine has no model '${id}'. ${have}`, this.missingModel(id)!);
+  }
+
   private failedModel(entry: Entry): HubError {
-    return new HubError('model_unavailable', 503, `The embedded engine cannot serve model '${entry.spec.id}': ${entry.reason ?? 'it failed to load'}.`, {
-      extra: { source: 'embedded-llama' },
-    });
+    return this.unavailable(`The embedded engine cannot serve model '${entry.spec.id}':`, this.missingModel(entry.spec.id)!);
   }
 
   private async load(entry: Entry): Promise<LoadedModel> {

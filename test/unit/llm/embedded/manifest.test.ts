@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { noModelAdvice, readModelCatalog } from '../../../../server/llm/embedded/manifest';
+import { expectedModelFile, missingModelAdvice, noModelAdvice, readModelCatalog } from '../../../../server/llm/embedded/manifest';
 
 function folder(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-manifest-'));
@@ -68,5 +68,15 @@ describe('readModelCatalog', () => {
     expect(noModelAdvice('/srv/models')).toBe(
       'Put a GGUF model in /srv/models named <model id>.gguf (the model id a profile uses, e.g. gemma-4-12b.gguf), or map model ids to files in /srv/models/models.yaml; or set LLM_BASE_URL to use a llama.cpp router.',
     );
+  });
+
+  test.each([
+    ['gemma-4-12b', '/srv/models/gemma-4-12b.gguf', "Put its GGUF file at /srv/models/gemma-4-12b.gguf, or map 'gemma-4-12b' to a file in /srv/models/models.yaml; or set LLM_BASE_URL to use a llama.cpp router."],
+    ['qwen3.5:9b', '/srv/models/qwen3.5:9b.gguf', "Put its GGUF file at /srv/models/qwen3.5:9b.gguf, or map 'qwen3.5:9b' to a file in /srv/models/models.yaml; or set LLM_BASE_URL to use a llama.cpp router."],
+    // An id that cannot be a file name in the folder is served only through the manifest.
+    ['org/model', null, "Map 'org/model' to a GGUF file in /srv/models/models.yaml; or set LLM_BASE_URL to use a llama.cpp router."],
+  ])('a missing model %s is looked for at %s', (id, file, advice) => {
+    expect(expectedModelFile('/srv/models', id)).toBe(file);
+    expect(missingModelAdvice('/srv/models', id)).toBe(advice);
   });
 });
