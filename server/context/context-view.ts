@@ -10,7 +10,10 @@ import type { EvidenceLedger } from './types';
 export interface ContextViewSummary {
   schema_version: 'context_view.v1';
   sources: string[];
+  /** Every record of the ledger: the chart's and the supplemental sources' (knowledge, drug references). */
   ledger_records: number;
+  /** The same count per source (`inline` or `querystore`: the chart's own records), so a caller tells its records from added ones. */
+  records_by_source: Record<string, number>;
   selection_mode: 'full' | 'selected' | 'none';
   included_ids: string[];
   included: Array<{ source_id: string; reason: string }>;
@@ -29,6 +32,13 @@ export interface ContextSummaryOptions {
   derivedContextChars?: number;
 }
 
+/** Records per source, in ledger order of first appearance. */
+export function recordsBySource(ledger: EvidenceLedger): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of ledger.records) counts[r.source] = (counts[r.source] ?? 0) + 1;
+  return counts;
+}
+
 const asWire = (items: ReadonlyArray<{ stableId: string; reason: string }>) => items.map((i) => ({ source_id: i.stableId, reason: i.reason }));
 
 /**
@@ -40,6 +50,7 @@ export function contextSummary(view: ContextView | null, ledger: EvidenceLedger,
     schema_version: 'context_view.v1' as const,
     sources: [...ledger.sources],
     ledger_records: ledger.records.length,
+    records_by_source: recordsBySource(ledger),
     history: opts.history
       ? { dropped_turns: [...opts.history.dropped_turns], stripped_citation_tokens: opts.history.stripped_citation_tokens, fixed_input_tokens: opts.history.fixed_input_tokens }
       : null,

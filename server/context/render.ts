@@ -9,13 +9,25 @@ export function isKnowledgeReference(record: EvidenceRecord): boolean {
 }
 
 /**
+ * Opens the line that follows a knowledge record's quote with its provenance. A line of its own with a label no
+ * quote starts with: the quote is the whole first line (its bytes as committed), never mistaken for the source.
+ */
+export const PROVENANCE_LINE = '\n    (provenance, not part of the quote: ';
+
+function knowledgeLine(record: EvidenceRecord, index: number): string {
+  const attribution = record.metadata.attribution;
+  const provenance = typeof attribution === 'string' && attribution !== '' ? `${PROVENANCE_LINE}${attribution})` : '';
+  return `[${index}] KnowledgeReference (source: ${record.source}): ${record.text}${provenance}`;
+}
+
+/**
  * One record line. The date is always written: run-length date compression would misdate a record whose
  * run head was left out. The shown date is `clinicalDate` when there is one (clinical), else the sort date,
  * which carries the ` [administrative]` / ` [unknown]` marker when `dateKind` says it is not clinical (§5.4
  * chart serializer); an undated record gets no marker. Inline records have neither field: `(date) text`.
  */
 export function renderRecordLine(record: EvidenceRecord, index: number): string {
-  if (isKnowledgeReference(record)) return `[${index}] KnowledgeReference (source: ${record.source}): ${record.text}`;
+  if (isKnowledgeReference(record)) return knowledgeLine(record, index);
   const clinical = record.clinicalDate || null;
   const shown = clinical ?? record.date;
   if (!shown) return `[${index}] ${record.text}`;

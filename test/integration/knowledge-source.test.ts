@@ -15,6 +15,7 @@ import type { FakeRouter, RecordedRequest } from '../support/fake-router';
 import { postJson, ROOT, startTestHub, traceLines, useRouterAndHub, useRouterWith } from '../support/hub';
 import { KEYS, startTestKnowledge, type TestKnowledge } from '../support/knowledge-service';
 import type { RunningHub } from '../../server/main';
+import { PROVENANCE_LINE } from '../../server/context/render';
 
 /**
  * The bundled demo knowledge base (FDA labels, engineer A's ingest): its safety-critical warfarin–antibiotic
@@ -96,7 +97,8 @@ describe('knowledge-base source in process over the bundled demo KB (default pro
     expect(envelope.context.included).toContainEqual({ source_id: stableId, reason: 'mandatory' });
     const ref = envelope.references.find((r: any) => r.index === index);
     expect(ref).toMatchObject({ sourceId: stableId, source: 'knowledge-base', resourceType: 'KnowledgeReference', resourceUuid: DEMO_MKU.id, date: null, resolutionStatus: 'resolved', title: DEMO_DOC.title });
-    expect(ref.sourceText.startsWith(`${verbatim} — ${DEMO_ORG} ${DEMO_DOC.year}, ${DEMO_DOC.title} › `)).toBe(true);
+    // The reference quotes the committed verbatim alone; who says it is its provenance.
+    expect(ref.sourceText).toBe(verbatim);
     expect(ref.provenance).toEqual({ authority: DEMO_ORG, url: DEMO_DOC.url, version: String(DEMO_DOC.year), license: DEMO_DOC.license });
     expect(ref.usage[0]).toMatchObject({ location: 'answer' });
     expect(envelope.context.sources).toEqual(['inline', 'knowledge-base']);
@@ -117,6 +119,62 @@ describe('knowledge-base source in process over the bundled demo KB (default pro
     expect(step).toMatchObject({ status: 'ok', transport: 'in_process', mandatory_cap: 8, patient_facts: { treatments: 1, problems: 1, age: true, sex: true } });
     expect(step.mandatory).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(step)).not.toMatch(/warfarin|fibrillation|amoxicillin|sinusitis/i);
+  });
+
+  test('every knowledge line of the Answer prompt quotes a committed verbatim byte for byte, its provenance on a line of its own', async () => {
+    scriptWriter(ctx.router, verbatim);
+    await ask(ctx.hub, 'kb-verbatim', DEMO_CHART, DEMO_QUESTION);
+    const committed = new Set<string>(jsonl('mkus.jsonl').map((m) => m.verbatim));
+    const lines = promptText(answerCall(ctx.router)).split('\n');
+    const head = /^\[\d+\] KnowledgeReference \(source: knowledge-base\): /;
+    const quoted = lines.flatMap((l, i) => (head.test(l) ? [{ quote: l.replace(head, ''), next: lines[i + 1] }] : []));
+    expect(quoted.length).toBeGreaterThan(3);
+    for (const { quote, next } of quoted) {
+      expect(committed.has(quote)).toBe(true);
+      const mku = jsonl('mkus.jsonl').find((m) => m.verbatim === quote);
+      expect(Buffer.from(quote, 'utf8').equals(Buffer.from(mku.verbatim, 'utf8'))).toBe(true);
+      // The provenance follows on its own labelled line, never inside the quote.
+      expect(next.startsWith(PROVENANCE_LINE.slice(1))).toBe(true);
+      const doc = jsonl('documents.jsonl').find((d) => d.doc_id === mku.doc_id);
+      expect(next).toContain(`${doc.year}, ${doc.title}`);
+      expect(next.endsWith(')')).toBe(true);
+    }
+  });
+
+  describe('chart detection with knowledge on (decision 20): the chart\'s own records counted apart', () => {
+    const QUESTION_3 = `[3] ${DEMO_QUESTION}`;
+    const questionOf = (req: RecordedRequest) => promptText(req).split('=== QUESTION ===\n').pop();
+    const steps = async (id: string) => (await traceLines(ctx.hub)).filter((l) => l.correlation?.request_id === id).pop()!.steps;
+
+    test.each([
+      ['a marked chart', DEMO_CHART],
+      ['an earlier message of record lines (no marker)', DEMO_CHART.split('\n').slice(1).join('\n')],
+    ])('%s, then a question that begins with [3]: still the question; 3 chart records, knowledge apart', async (_name, chart) => {
+      scriptWriter(ctx.router, verbatim);
+      const id = `kb-q3-${chart.length}`;
+      const { status, envelope } = await ask(ctx.hub, id, chart, QUESTION_3);
+      expect(status).toBe(200);
+      expect(questionOf(answerCall(ctx.router))).toBe(QUESTION_3);
+      const kb = envelope.context.records_by_source['knowledge-base'];
+      expect(kb).toBeGreaterThan(0);
+      expect(envelope.context.records_by_source).toEqual({ inline: 3, 'knowledge-base': kb });
+      expect(envelope.context.ledger_records).toBe(3 + kb);
+      const traced = await steps(id);
+      expect(traced.find((s: any) => s.role === 'context_source' && s.source === 'inline')).toEqual({ role: 'context_source', source: 'inline', status: 'ok', ledger_records: 3 });
+      expect(traced.find((s: any) => s.role === 'context_preparation_timing').records_by_source).toEqual({ inline: 3, 'knowledge-base': kb });
+    });
+
+    test('a lone question that begins with [3] is no chart: 0 chart records, the knowledge records alone', async () => {
+      scriptWriter(ctx.router, verbatim);
+      const res = await postJson(`${ctx.hub.url}/v1/chat/completions`, { model: 'single-12b-bare', messages: [{ role: 'user', content: QUESTION_3 }], context: { request_id: 'kb-q3-alone' } });
+      expect(res.status).toBe(200);
+      const envelope = JSON.parse(((await res.json()) as any).choices[0].message.content);
+      expect(questionOf(answerCall(ctx.router))).toBe(QUESTION_3);
+      expect(envelope.context.records_by_source.inline).toBeUndefined();
+      expect(envelope.context.records_by_source['knowledge-base']).toBeGreaterThan(0);
+      const traced = await steps('kb-q3-alone');
+      expect(traced.find((s: any) => s.role === 'context_source' && s.source === 'inline')).toEqual({ role: 'context_source', source: 'inline', status: 'no_chart', ledger_records: 0 });
+    });
   });
 
   test('the engine is open for the source while its routes, mounted, refuse every call (no lsk key configured)', async () => {

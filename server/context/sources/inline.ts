@@ -14,10 +14,14 @@ export function inlineSource(opts: { maxChartRecords: number }): ContextSource {
       if (chart.chartMessageIndices.length === 0) {
         if (req.explicit) throw contextError('context_source_unavailable', 503, 'inline', 'The inline source was requested but the messages hold no chart.');
         // Nothing asked for and nothing found: proceed with an empty ledger (§2.1).
+        req.report?.({ source: 'inline', status: 'no_chart', ledger_records: 0 });
         return emptyLedger();
       }
       // In slices: a chart of thousands of records would otherwise hold the loop for tens of milliseconds.
-      return parseChartInSlices(chart.chartText, { maxRecords: opts.maxChartRecords });
+      const ledger = await parseChartInSlices(chart.chartText, { maxRecords: opts.maxChartRecords });
+      // The chart's own records, traced apart from what supplemental sources add after them.
+      req.report?.({ source: 'inline', status: 'ok', ledger_records: ledger.records.length });
+      return ledger;
     },
   };
 }

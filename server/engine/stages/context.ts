@@ -1,4 +1,5 @@
 /** `context` stage: build the evidence ledger from the request's sources, then the Answer's context view. */
+import { recordsBySource } from '../../context/context-view';
 import { extractChart } from '../../context/inline-chart';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
@@ -53,6 +54,7 @@ export const contextStage: Stage = {
       total_ms: performance.now() - started,
       sources: ledger.sources,
       ledger_records: ledger.records.length,
+      records_by_source: recordsBySource(ledger),
     });
   },
 };

@@ -335,7 +335,7 @@ describe('contextSummary (context_view.v1)', () => {
     const { view } = await select(ledger, 'weight', 1000);
     const history = { dropped_turns: ['turn:1'], stripped_citation_tokens: 2, fixed_input_tokens: 321 };
     expect(contextSummary(view, ledger, { exactTokens: true, history, derivedContextChars: 12 })).toEqual({
-      schema_version: 'context_view.v1', sources: ['inline'], ledger_records: 2, selection_mode: 'selected',
+      schema_version: 'context_view.v1', sources: ['inline'], ledger_records: 2, records_by_source: { inline: 2 }, selection_mode: 'selected',
       included_ids: ['a'], included: [{ source_id: 'a', reason: 'meaningful_overlap' }], excluded: [{ source_id: 'b', reason: 'zero_relevance' }],
       input_tokens: view.inputTokens, input_limit: 1000, history, derived_context_chars: 12,
     });

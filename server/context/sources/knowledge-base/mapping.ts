@@ -41,19 +41,23 @@ export interface MappedLedger {
   stats: MappingStats;
 }
 
-/** `<verbatim> — <source_org> <year>, <doc_title> › <section>`; parts the provenance lacks are left out. */
-export function recordText(mku: MkuResult): string {
+/**
+ * `<source_org> <year>, <doc_title> › <section>`; parts the provenance lacks are left out ('' when none). Kept
+ * apart from the record text (the verbatim alone): an em dash inside a quote could not tell them apart.
+ */
+export function recordAttribution(mku: MkuResult): string {
   const p = mku.provenance;
-  if (!p) return mku.verbatim;
+  if (!p) return '';
   const who = [p.source_org || p.source_name, p.year ?? null].filter((v) => v !== null && v !== '').join(' ');
   const where = [p.doc_title, ...p.section_titles.filter((t) => t.trim() !== '')].filter(Boolean).join(' › ');
-  const attribution = [who, where].filter((v) => v !== '').join(', ');
-  return attribution === '' ? mku.verbatim : `${mku.verbatim} — ${attribution}`;
+  return [who, where].filter((v) => v !== '').join(', ');
 }
 
 export function toRecord(mku: MkuResult, opts: { mandatory: boolean; safety: boolean; demoted: boolean; license: string | null }): EvidenceRecord {
   const p = mku.provenance;
+  const attribution = recordAttribution(mku);
   const metadata: Record<string, unknown> = {
+    ...(attribution ? { attribution } : {}),
     ...(p?.doc_title ? { title: p.doc_title } : {}),
     ...(p?.doc_url ? { url: p.doc_url } : {}),
     ...(p?.year !== null && p?.year !== undefined ? { version: String(p.year) } : {}),
@@ -82,7 +86,8 @@ export function toRecord(mku: MkuResult, opts: { mandatory: boolean; safety: boo
     resourceUuid: mku.id,
     // Never a chart date: KB records must not feed temporal gates (the year is `version`).
     date: null,
-    text: recordText(mku),
+    // The committed verbatim, byte for byte: what the prompt quotes, references show and grounding compares.
+    text: mku.verbatim,
     mandatory: opts.mandatory,
     metadata,
     raw: mku as unknown as Record<string, unknown>,

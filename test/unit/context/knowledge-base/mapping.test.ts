@@ -5,9 +5,9 @@
  */
 import { buildExposure } from '../../../../server/checks/drug-safety';
 import { parseEvents } from '../../../../server/checks/temporal/parse';
-import { renderLedger } from '../../../../server/context/render';
+import { PROVENANCE_LINE, renderLedger, renderRecordLine } from '../../../../server/context/render';
 import { explainKnowledgeBudgetFailure, knowledgeGathered } from '../../../../server/context/sources/knowledge-base';
-import { mapContext, MAX_NOTES, NOTES_HEADER, recordText, toRecord } from '../../../../server/context/sources/knowledge-base/mapping';
+import { mapContext, MAX_NOTES, NOTES_HEADER, recordAttribution, toRecord } from '../../../../server/context/sources/knowledge-base/mapping';
 import { patientContext } from '../../../../server/context/sources/knowledge-base/patient';
 import { knowledgeSourceSettings } from '../../../../server/context/sources/knowledge-base/settings';
 import type { EvidenceLedger, EvidenceRecord } from '../../../../server/context/types';
@@ -27,16 +27,24 @@ function response(mkus: MkuResult[], over: Partial<ContextResponse> = {}): Conte
 
 const LIMITS = { maxMandatory: 8, k: 5 };
 
-describe('record text: the verbatim byte-exact first, then the attribution', () => {
-  test.each<[string, Partial<MkuResult>, string]>([
-    ['full provenance', {}, 'Verbatim of m. — U.S. FDA 2025, Warfarin label › 7 DRUG INTERACTIONS › 7.4 Antibiotics'],
-    ['no section', { provenance: { ...PROV, section_titles: [] } }, 'Verbatim of m. — U.S. FDA 2025, Warfarin label'],
-    ['no year', { provenance: { ...PROV, year: null, section_titles: [] } }, 'Verbatim of m. — U.S. FDA, Warfarin label'],
-    ['no org: the source name', { provenance: { ...PROV, source_org: '', section_titles: [] } }, 'Verbatim of m. — FDA 2025, Warfarin label'],
-    ['no provenance: the verbatim alone', { provenance: undefined }, 'Verbatim of m.'],
-    ['odd bytes kept as they are', { verbatim: 'INR  ≥ 3\u00a0(see 5.1) — “monitor”' , provenance: undefined }, 'INR  ≥ 3\u00a0(see 5.1) — “monitor”'],
-  ])('%s', (_name, over, expected) => {
-    expect(recordText(mku('m', over))).toBe(expected);
+describe('record text: the verbatim byte-exact; the attribution on a prompt line of its own', () => {
+  const P = `${PROVENANCE_LINE}`;
+  test.each<[string, Partial<MkuResult>, string, string]>([
+    ['full provenance', {}, 'U.S. FDA 2025, Warfarin label › 7 DRUG INTERACTIONS › 7.4 Antibiotics', `[4] KnowledgeReference (source: knowledge-base): Verbatim of m.${P}U.S. FDA 2025, Warfarin label › 7 DRUG INTERACTIONS › 7.4 Antibiotics)`],
+    ['no section', { provenance: { ...PROV, section_titles: [] } }, 'U.S. FDA 2025, Warfarin label', `[4] KnowledgeReference (source: knowledge-base): Verbatim of m.${P}U.S. FDA 2025, Warfarin label)`],
+    ['no year', { provenance: { ...PROV, year: null, section_titles: [] } }, 'U.S. FDA, Warfarin label', `[4] KnowledgeReference (source: knowledge-base): Verbatim of m.${P}U.S. FDA, Warfarin label)`],
+    ['no org: the source name', { provenance: { ...PROV, source_org: '', section_titles: [] } }, 'FDA 2025, Warfarin label', `[4] KnowledgeReference (source: knowledge-base): Verbatim of m.${P}FDA 2025, Warfarin label)`],
+    ['no provenance: the verbatim alone', { provenance: undefined }, '', '[4] KnowledgeReference (source: knowledge-base): Verbatim of m.'],
+    // An em dash inside the quote (the former separator) stays part of the quote, and the quote's bytes are untouched.
+    ['odd bytes kept as they are', { verbatim: 'INR  ≥ 3\u00a0(see 5.1) — “monitor”' }, 'U.S. FDA 2025, Warfarin label › 7 DRUG INTERACTIONS › 7.4 Antibiotics', `[4] KnowledgeReference (source: knowledge-base): INR  ≥ 3\u00a0(see 5.1) — “monitor”${P}U.S. FDA 2025, Warfarin label › 7 DRUG INTERACTIONS › 7.4 Antibiotics)`],
+  ])('%s', (_name, over, attribution, line) => {
+    const m = mku('m', over);
+    expect(recordAttribution(m)).toBe(attribution);
+    const r = toRecord(m, { mandatory: false, safety: false, demoted: false, license: null });
+    expect(r.text).toBe(m.verbatim);
+    expect(renderRecordLine(r, 4)).toBe(line);
+    // The quote is the whole first line of the record, exactly as committed.
+    expect(line.split('\n')[0].slice('[4] KnowledgeReference (source: knowledge-base): '.length)).toBe(m.verbatim);
   });
 });
 
@@ -52,7 +60,7 @@ describe('one EvidenceRecord per MKU', () => {
     const r = toRecord(mku('m1'), { mandatory: false, safety: false, demoted: false, license: 'CC0 1.0' });
     const ledger: EvidenceLedger = { records: [r], originalText: '', preamble: '', sources: ['knowledge-base'] };
     const [ref] = resolveReferences(new Map([[1, [{ location: 'answer', text: 'x [1].' }]]]), ledger, 'unchecked');
-    expect(ref).toMatchObject({ sourceId: 'knowledge-base:mku:m1', title: 'Warfarin label', sourceText: recordText(mku('m1')), date: null });
+    expect(ref).toMatchObject({ sourceId: 'knowledge-base:mku:m1', title: 'Warfarin label', sourceText: mku('m1').verbatim, date: null });
     expect(ref.provenance).toEqual({ authority: 'U.S. FDA', url: PROV.doc_url, version: '2025', license: 'CC0 1.0' });
   });
 
