@@ -33,7 +33,7 @@ export interface ContextSummaryOptions {
 }
 
 /** Records per source, in ledger order of first appearance. */
-export function recordsBySource(ledger: EvidenceLedger): Record<string, number> {
+function recordsBySource(ledger: EvidenceLedger): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const r of ledger.records) counts[r.source] = (counts[r.source] ?? 0) + 1;
   return counts;

@@ -4,7 +4,7 @@
  * checks settled as a late failure, or `error` when no Answer was out yet), a blocking request gets the
  * Answer it already has or a 503 — and only then is the turn's work aborted.
  */
-import { HubError } from '../errors';
+import { errorEventData, HubError } from '../errors';
 import { blockingEnvelope } from '../engine/drain';
 import { lateFailureEnvelope } from '../engine/product';
 import type { EngineEvent, TurnState } from '../engine/types';
@@ -29,7 +29,7 @@ function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; 
 export function shutdownEvent(turn: TurnState): EngineEvent {
   if (turn.lastEmitted) return { name: 'done', data: lateFailureEnvelope(turn) };
   const err = shuttingDownError();
-  return { name: 'error', data: { code: err.code, source: 'hub', message: err.message } };
+  return { name: 'error', data: errorEventData(err) };
 }
 
 /**

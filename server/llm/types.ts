@@ -69,7 +69,7 @@ export interface ModelInventory {
   /** What an operator should know about the backend as a whole (no model file, a malformed manifest). */
   notes?: string[];
   /** Where a model this backend cannot serve would go (the embedded engine: the GGUF file it looks for). */
-  missingModel?: (id: string) => MissingModelHint;
+  missingModel?: (id: string) => MissingModelHint | null;
 }
 
 /** What to do about one model the backend cannot serve: the same words on `/`, `/v1/models`, a 503 and `event: error`. */

@@ -1,5 +1,4 @@
 /** `context` stage: build the evidence ledger from the request's sources, then the Answer's context view. */
-import { recordsBySource } from '../../context/context-view';
 import { extractChart } from '../../context/inline-chart';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
@@ -54,7 +53,8 @@ export const contextStage: Stage = {
       total_ms: performance.now() - started,
       sources: ledger.sources,
       ledger_records: ledger.records.length,
-      records_by_source: recordsBySource(ledger),
+      // Counted once, by the context summary the selection just wrote.
+      records_by_source: turn.context?.records_by_source,
     });
   },
 };

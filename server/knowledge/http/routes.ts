@@ -16,6 +16,7 @@ import { mcpRouter } from '../mcp';
 import type { AnswerRequest, ContextRequest, EmitStage, PipelineDeps, RetrieveRequest, StageEvent } from '../pipeline/types';
 import { lskAuth, type KnowledgeClient } from './auth';
 import { markdownToHtml, retrieveMarkdown } from './render';
+import { KNOWLEDGE_PATHS } from './paths';
 import { compileKnowledgeSchema, KnowledgeValidationError, sendValidationError, validateRequest } from './validate';
 
 export interface KnowledgeRoutesDeps {
@@ -68,14 +69,14 @@ export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
     router.post(path, auth, ...body, run);
   };
 
-  route('/v2/context', async (req, res) => {
+  route(KNOWLEDGE_PATHS.context, async (req, res) => {
     const input = validateRequest(validateContext, req.body);
     const out = await runContext(deps.pipeline, input, undefined, clientSignal(res));
     log(res, 'context', { mkus: out.mkus.length, safety_items: out.safety_items.length, judge_score: out.trace.judge_score, mode: out.trace.mode });
     res.json(out);
   });
 
-  route('/v2/retrieve', async (req, res) => {
+  route(KNOWLEDGE_PATHS.retrieve, async (req, res) => {
     // Negotiated before any work: an unacceptable Accept costs nothing.
     const type = req.accepts(['application/json', 'text/markdown', 'text/html']);
     if (!type) throw new HubError('not_acceptable', 406, 'Accept must allow application/json, text/markdown or text/html.');
@@ -88,7 +89,7 @@ export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
     res.send(type === 'text/html' ? markdownToHtml(md, out.query) : md);
   });
 
-  route('/v2/retrieve/stream', async (req, res) => {
+  route(KNOWLEDGE_PATHS.retrieveStream, async (req, res) => {
     const input = validateRequest(validateRetrieve, req.body);
     const signal = clientSignal(res);
     const started = now();
@@ -115,7 +116,7 @@ export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
     res.end();
   });
 
-  route('/v1/answer', async (req, res) => {
+  route(KNOWLEDGE_PATHS.answer, async (req, res) => {
     const input = validateRequest(validateAnswer, req.body);
     const out = await runAnswer(deps.pipeline, input, undefined, clientSignal(res));
     log(res, 'answer', { sources: out.sources.length, found: out.evidence.length > 0 });

@@ -27,8 +27,6 @@ export interface McpRouterDeps extends McpToolsDeps {
   maxBodyBytes: number;
 }
 
-export { MCP_PATH };
-
 /** How many JSON-RPC `tools/call` requests a body holds (a batch may hold several). */
 export function toolCallCount(body: unknown): number {
   const messages: unknown[] = Array.isArray(body) ? body : [body];

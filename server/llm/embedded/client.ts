@@ -113,7 +113,7 @@ export class EmbeddedClient implements RouterClient {
     }
     const notes = [...this.registry.catalog.problems];
     if (ids.length === 0) notes.push(noModelAdvice(this.registry.catalog.dir));
-    return { reachable: true, ids, entries, notes, missingModel: (id) => this.registry.missingModel(id) ?? { model: id, advice: `Model '${id}' is served by the embedded engine.` } };
+    return { reachable: true, ids, entries, notes, missingModel: (id) => this.registry.missingModel(id) };
   }
 
   async tokenize(body: Parameters<RouterClient['tokenize']>[0], opts: CallOptions = {}): Promise<TokenizeResult> {
