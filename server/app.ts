@@ -15,6 +15,7 @@ import type { TraceSink } from './trace/writer';
 import type { HubMetrics } from './metrics';
 import type { DrugSafety } from './checks/drug-safety';
 import type { KnowledgeRoutesStatus } from './knowledge';
+import { KNOWLEDGE_ALL_PATHS } from './knowledge/http/paths';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
 import { apiKeyAuth } from './http/auth';
 import { sendError } from './http/errors';
@@ -24,7 +25,8 @@ import { chatCompletionsHandler } from './http/routes/chat-completions';
 import { mountMeta } from './http/routes/meta';
 import { mountAdmin } from './http/routes/admin';
 import { modelsHandler } from './http/routes/models';
-import { catalystRouter } from './catalyst';
+import { CATALYST_PATH_PREFIX, catalystRouter } from './catalyst';
+import { pathGate } from './http/path-gate';
 import { preconnectModelBackend } from './http/preconnect';
 
 export interface AppDeps {
@@ -91,7 +93,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null));
   // Mounted before the hub's key check: knowledge clients authenticate with their own lsk_ keys.
-  if (deps.knowledge) app.use(deps.knowledge.routes);
+  if (deps.knowledge) app.use(pathGate(deps.knowledge.routes, { paths: KNOWLEDGE_ALL_PATHS }));
   app.use(apiKeyAuth(deps.config.apiKeyHashes));
   app.use(preconnectModelBackend(deps.router));
   app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
@@ -109,7 +111,7 @@ export function createApp(deps: AppDeps): express.Express {
   }
   mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
   router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
-  router.use(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }));
+  router.use(pathGate(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }), { prefixes: [CATALYST_PATH_PREFIX] }));
   router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
   app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));

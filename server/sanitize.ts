@@ -4,6 +4,7 @@
  * query and fragment. Router entries carry CLI `args` and INI `preset` text, so secrets hidden in
  * flag lists (`--api-key K`) and `key = value` lines are caught too.
  */
+import { skipJsSpace } from './text-scan';
 
 export const REDACTED = '[redacted]';
 export const INVALID_URL = '[redacted-invalid-url]';
@@ -25,8 +26,6 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
 // The value starts at a non-space (`\S.*`, not `.*`): the greedy `\s*` before it already took every
 // blank, so the match is the same and the two quantifiers share no character.
 const INI_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(?:\S.*)?$/gm;
-/** INI_LINE on a text without line terminators, where `^` and `$` can only be its ends. */
-const INI_ONE_LINE = /^([^\S\n\r\u2028\u2029]*)([A-Za-z0-9_.-]+)(\s*[=:]\s*)(?:\S.*)?$/;
 const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const MAX_DEPTH = 64;
@@ -97,12 +96,37 @@ function sanitizeText(s: string): string {
   if (out.includes('=') || out.includes(':')) {
     if (!LINE_TERMINATOR.test(out)) {
       // One line (a source id, a timestamp, a reason): at most one match, the whole text; no replace pass.
-      const m = INI_ONE_LINE.exec(out);
-      return m && isSecretKey(m[2]) ? `${m[1]}${m[2]}${m[3]}${REDACTED}` : out;
+      return redactOneIniLine(out);
     }
     out = out.replace(INI_LINE, (line, pre: string, key: string, sep: string) => (isSecretKey(key) ? `${pre}${key}${sep}${REDACTED}` : line));
   }
   return out;
+}
+
+const SECRET_KEY_HINT = /pass|secret|credential|auth|bearer|cookie|key|token|hft/i;
+
+function isIniKeyChar(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2e || c === 0x2d;
+}
+
+/**
+ * INI_LINE on a text without line terminators (where `^` and `$` can only be its ends), read by hand: a
+ * trace holds hundreds of one-line `source:id` strings per turn, and the regex's match array and captures
+ * for each were a large share of a leg's garbage. The key is the run of key characters after the
+ * indentation, the separator the first non-space after it; a test holds this to the regex.
+ */
+export function redactOneIniLine(s: string): string {
+  // Every secret key holds one of these words (keyWords lower-cases its parts), so a text without any
+  // cannot carry one: no key is cut out of it to be judged.
+  if (!SECRET_KEY_HINT.test(s)) return s;
+  const keyStart = skipJsSpace(s, 0);
+  let keyEnd = keyStart;
+  while (keyEnd < s.length && isIniKeyChar(s.charCodeAt(keyEnd))) keyEnd++;
+  if (keyEnd === keyStart) return s;
+  const sep = skipJsSpace(s, keyEnd);
+  const c = s.charCodeAt(sep);
+  if (c !== 0x3d /* = */ && c !== 0x3a /* : */) return s;
+  return isSecretKey(s.slice(keyStart, keyEnd)) ? `${s.slice(0, skipJsSpace(s, sep + 1))}${REDACTED}` : s;
 }
 
 /** A CLI flag (`--api-key`, `-hft`, `--api-key=K`) naming a secret: returns the flag name, else null. */

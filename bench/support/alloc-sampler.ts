@@ -11,7 +11,7 @@ import { Session } from 'node:inspector';
 /** One byte in SAMPLE_INTERVAL_BYTES (on average) is sampled: about 0.1% error on the volumes measured here. */
 const SAMPLE_INTERVAL_BYTES = 4096;
 /** Allocation sites reported per run. */
-const TOP_SITES = 10;
+const TOP_SITES = Number(process.env.BENCH_ALLOC_TOP ?? 10);
 
 export interface AllocationSite {
   /**

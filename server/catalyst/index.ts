@@ -32,6 +32,8 @@ export interface CatalystDeps {
 
 export const QUERY_PROFILES_PATH = '/v1/hub/query-profiles';
 export const RAW_GENERATE_PATH = '/v1/hub/generate';
+/** Every Catalyst path lies under this prefix: the hub enters the Catalyst router for these only. */
+export const CATALYST_PATH_PREFIX = '/v1/hub/';
 
 export function catalystRouter(deps: CatalystDeps): express.Router {
   const router = express.Router();

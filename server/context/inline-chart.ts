@@ -4,14 +4,11 @@
  */
 import { HubError } from '../errors';
 import { inSlices, LoopSlice } from '../event-loop';
+import { datePrefixEnd, isRecordLine, readRecordLine, type RecordLineParts } from './record-line';
 import type { EvidenceLedger, EvidenceRecord } from './types';
 
 export const CHART_MARKER = 'Patient records (most recent first):';
 
-// The body starts at a non-space: with `\s*(.*)$` both quantifiers could take the blanks, and a
-// line break inside the body (U+2028, a lone CR) made the failing match retry every split (quadratic).
-const RECORD_LINE = /^\[(\d+)\]\s*((?:\S.*)?)$/;
-const DATE_PREFIX = /^\((\d{4}-\d{2}-\d{2})\)\s*/;
 
 export interface ChatMessageLike {
   role?: unknown;
@@ -49,7 +46,7 @@ function isUser(m: ChatMessageLike): boolean {
 function isRecordMessage(text: string): boolean {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   if (lines.length === 0) return false;
-  const numbered = lines.filter((l) => RECORD_LINE.test(l.trim())).length;
+  const numbered = lines.filter((l) => isRecordLine(l.trim())).length;
   return numbered > 0 && numbered * 2 >= lines.length;
 }
 
@@ -153,28 +150,31 @@ class ChartParser {
   readonly records: EvidenceRecord[] = [];
   private readonly preamble: string[] = [];
   private lastDate: string | null = null;
+  /** The current line's parts (one object per chart, not per line). */
+  private readonly parts: RecordLineParts = { n: 0, bodyStart: 0 };
 
   constructor(private readonly maxRecords: number) {}
 
   feed(lines: readonly string[], from: number, to: number): void {
+    const parts = this.parts;
     for (let i = from; i < to; i++) {
       const line = lines[i];
-      const m = RECORD_LINE.exec(line.trim());
-      if (!m) {
-        if (line.trim() === '') continue;
+      const t = line.trim();
+      if (!readRecordLine(t, parts)) {
+        if (t === '') continue;
         if (this.records.length === 0) this.preamble.push(line);
         // A continuation line belongs to the record above it (decision 20), never dropped.
-        else this.records[this.records.length - 1].text += `\n${line.trim()}`;
+        else this.records[this.records.length - 1].text += `\n${t}`;
         continue;
       }
       if (this.records.length >= this.maxRecords) throw tooManyRecords(this.maxRecords);
-      let body = m[2];
-      const d = DATE_PREFIX.exec(body);
-      if (d) {
-        this.lastDate = d[1];
-        body = body.slice(d[0].length);
+      let bodyStart = parts.bodyStart;
+      const afterDate = datePrefixEnd(t, bodyStart);
+      if (afterDate >= 0) {
+        this.lastDate = t.slice(bodyStart + 1, bodyStart + 11);
+        bodyStart = afterDate;
       }
-      this.records.push(inlineRecord(Number(m[1]), body, this.lastDate));
+      this.records.push(inlineRecord(parts.n, bodyStart === 0 ? t : t.slice(bodyStart), this.lastDate));
     }
   }
 
@@ -213,7 +213,7 @@ export async function parseChartInSlices(chartText: string, opts: { maxRecords: 
   if (lines.length > opts.maxRecords) {
     let recordLines = 0;
     await inSlices(lines.length, perRun, (from, to) => {
-      for (let i = from; i < to; i++) if (RECORD_LINE.test(lines[i].trim())) recordLines++;
+      for (let i = from; i < to; i++) if (isRecordLine(lines[i].trim())) recordLines++;
     }, slice);
     if (recordLines > opts.maxRecords) throw tooManyRecords(opts.maxRecords);
     await slice.maybeYield();
@@ -223,9 +223,21 @@ export async function parseChartInSlices(chartText: string, opts: { maxRecords: 
   return parser.ledger(chartText);
 }
 
+/** Inline records carry no metadata and no raw resource: one frozen empty object serves them all. */
+const NOTHING: Record<string, unknown> = Object.freeze({});
+
+/** `inline:N` ids, made once per N (every leg and turn numbers its records from 1). */
+const INLINE_IDS: string[] = [];
+const INLINE_IDS_KEPT = 4096;
+
+function inlineId(n: number): string {
+  if (n >= INLINE_IDS_KEPT || !Number.isInteger(n)) return `inline:${n}`;
+  return (INLINE_IDS[n] ??= `inline:${n}`);
+}
+
 function inlineRecord(n: number, body: string, date: string | null): EvidenceRecord {
   return {
-    stableId: `inline:${n}`,
+    stableId: inlineId(n),
     source: 'inline',
     sourcePriority: 10,
     resourceType: 'ChartRecord',
@@ -233,8 +245,8 @@ function inlineRecord(n: number, body: string, date: string | null): EvidenceRec
     date,
     text: body,
     mandatory: /^allergy:/i.test(body.trim()),
-    metadata: {},
-    raw: {},
+    metadata: NOTHING,
+    raw: NOTHING,
   };
 }
 

@@ -19,7 +19,7 @@ import { sendError } from '../http/errors';
 import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
 import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
-import { KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
+import { KNOWLEDGE_ALL_PATHS, KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
 import type { KnowledgeService } from './service';
 import type { KnowledgeConfig } from './settings';
 
@@ -53,7 +53,6 @@ export interface HubKnowledgeDeps {
   engineForSource: boolean;
 }
 
-const PATHS = [...KNOWLEDGE_REST_PATHS, MCP_PATH];
 
 export const KNOWLEDGE_REMOVED = 'The knowledge routes are turned off on this hub (KNOWLEDGE_ENABLED=false); its operator removes that setting to serve them.';
 
@@ -81,7 +80,7 @@ export async function openHubKnowledge(config: KnowledgeConfig, deps: HubKnowled
       deps.logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'knowledge engine could not open: the knowledge-base source is unavailable');
     }
   }
-  const base = { paths: PATHS, auth: config.auth, clients: clients.length };
+  const base = { paths: [...KNOWLEDGE_ALL_PATHS], auth: config.auth, clients: clients.length };
   if (!config.enabled) {
     return { routes: answeringRouter((_req, res) => sendError(res, new HubError('not_found', 404, KNOWLEDGE_REMOVED))), status: { ...base, routes: 'removed', note: KNOWLEDGE_REMOVED }, service };
   }

@@ -4,3 +4,6 @@ export const KNOWLEDGE_PATHS = { context: '/v2/context', retrieve: '/v2/retrieve
 export const KNOWLEDGE_REST_PATHS = Object.values(KNOWLEDGE_PATHS);
 
 export const MCP_PATH = '/mcp';
+
+/** Every path the knowledge layer answers (REST and MCP): the hub enters its router for these only. */
+export const KNOWLEDGE_ALL_PATHS: readonly string[] = [...KNOWLEDGE_REST_PATHS, MCP_PATH];
