@@ -1,6 +1,5 @@
 import { FakeRouter } from '../support/fake-router';
-import { startTestHub, useRouterAndHub } from '../support/hub';
-import { writeLevels } from '../unit/profiles/helpers';
+import { startTestHub } from '../support/hub';
 import type { RunningHub } from '../../server/main';
 
 describe('GET /v1/models', () => {
@@ -17,19 +16,16 @@ describe('GET /v1/models', () => {
     await router.stop();
   });
 
-  // Issue #33 moved the default marker from single-12b-bare to the checked single-12b-checked (clients' default is checked).
-  test('router advertising gemma-4-12b: the checked single-12b-checked is the only default, catalogue reachable', async () => {
+  test('router advertising gemma-4-12b: single-12b-bare is the only default, catalogue reachable', async () => {
     const res = await fetch(`${hub.url}/v1/models`);
     expect(res.status).toBe(200);
     const doc = await res.json() as any;
     expect(doc.object).toBe('list');
     expect(doc.backend).toEqual({ contract_version: 'med-agent-hub.backend-model-inventory.v1', catalog_reachable: true, advertised_model_ids: ['gemma-4-12b'] });
     const defaults = doc.data.filter((p: { default: boolean }) => p.default);
-    expect(defaults.map((p: { id: string }) => p.id)).toEqual(['single-12b-checked']);
-    expect(defaults[0]).toMatchObject({ validation: true, staged: true, available: true, visibility: 'product', selection_priority: 10 });
+    expect(defaults.map((p: { id: string }) => p.id)).toEqual(['single-12b-bare']);
     const bare = doc.data.find((p: { id: string }) => p.id === 'single-12b-bare');
     expect(bare).toMatchObject({
-      default: false,
       object: 'model',
       owned_by: 'med-agent-hub',
       staged: true,
@@ -80,49 +76,6 @@ describe('GET /v1/models', () => {
     expect(probe.status).toBe(404);
     const err = await probe.json() as any;
     expect(err.error.code).toBe(err.detail.code);
-  });
-});
-
-describe('the default marker with and without the checked profile\'s models (issue #33)', () => {
-  // A deployment's catalogue: the marked default is checked with its own reviewer model `x`, a second checked
-  // profile needs the writer `w` only, and an unchecked one ranks after both (the shipped ordering).
-  const budget = '    context: {window: 24576, reserved_output_tokens: 4096, exact_tokenizer: true}\n';
-  const checked = (id: string, reviewer: string, rest: string) => `  ${id}:
-    label: ${id}
-    topology: single
-    stages: [context, answer, gate, resolve_refs, review, gate, final_resolve_refs, ground_verdicts, indepth, indepth_gate]
-    models: {answer: w, indepth: w, review: ${reviewer}, grounding: ${reviewer}}
-    policies: {output: product, temporal_gate: enforce, review: {action: label, grounding: separate}}
-    visibility: product
-${budget}${rest}`;
-  const levels = `profiles:
-  bare-w:
-    label: bare-w
-    topology: single
-    stages: [context, answer, gate, resolve_refs, final_resolve_refs, indepth, indepth_gate]
-    models: {answer: w, indepth: w}
-    policies: {output: product, temporal_gate: enforce}
-    visibility: product
-    selection_priority: 50
-${budget}${checked('checked-w-x', 'x', '    default: true\n    selection_priority: 10\n')}${checked('checked-w', 'w', '    selection_priority: 20\n')}`;
-  const ctx = useRouterAndHub({ models: ['w', 'x'], env: { HUB_PROFILES_PATH: writeLevels(levels) } });
-  const defaults = async () => {
-    const doc = (await (await fetch(`${ctx.hub.url}/v1/models`)).json()) as any;
-    return doc.data.filter((p: { default: boolean }) => p.default).map((p: { id: string }) => p.id);
-  };
-
-  test('with its models the marked checked profile is the default', async () => {
-    expect(await defaults()).toEqual(['checked-w-x']);
-  });
-
-  test('without its reviewer model the next available checked profile is, before any unchecked one', async () => {
-    ctx.router.setModels(['w']);
-    expect(await defaults()).toEqual(['checked-w']);
-  });
-
-  test('with no product profile available nothing is the default', async () => {
-    ctx.router.setModels(['x']);
-    expect(await defaults()).toEqual([]);
   });
 });
 

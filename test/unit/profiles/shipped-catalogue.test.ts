@@ -15,21 +15,12 @@ const BARE = ['context', 'answer', 'gate', 'resolve_refs', 'final_resolve_refs',
 const CHECKED = ['context', 'answer', 'gate', 'resolve_refs', 'review', 'gate', 'final_resolve_refs', 'ground_verdicts', 'indepth', 'indepth_gate'];
 
 describe('shipped catalogue', () => {
-  test('lists the Target profiles in yaml order with exactly one default, the checked single-12b-checked (issue #33)', () => {
+  test('lists the Target profiles in yaml order with exactly one default, single-12b-bare', () => {
     expect(catalog.profiles.map((p) => p.id)).toEqual([
       'single-12b-bare', 'single-12b-fast', 'single-12b-checked', 'single-12b-verify', 'single-12b-agree', 'team-12b-checked',
       'eval-12b-answer-only', 'eval-12b-temporal-enforce', 'catalyst-query-e4b-qwen14b', 'catalyst-query-gemma-4-12b',
     ]);
-    expect(catalog.profiles.filter((p) => p.isDefault).map((p) => p.id)).toEqual(['single-12b-checked']);
-    expect(get('single-12b-checked').validation).toBe(true);
-  });
-
-  test('checked product profiles rank before unchecked ones, so the default falls back to a checked profile first', () => {
-    const products = catalog.profiles.filter(isProductProfile).sort((a, b) => a.selectionPriority - b.selectionPriority);
-    expect(products[0].id).toBe('single-12b-checked');
-    const firstUnchecked = products.findIndex((p) => !p.validation);
-    expect(products.slice(0, firstUnchecked).every((p) => p.validation)).toBe(true);
-    expect(products.slice(firstUnchecked).some((p) => p.validation)).toBe(false);
+    expect(catalog.profiles.filter((p) => p.isDefault).map((p) => p.id)).toEqual(['single-12b-bare']);
   });
 
   test('the [REF] ids deployed clients pin (clients.md §2.1, §2.4) are aliases of real profiles', () => {
@@ -48,12 +39,12 @@ describe('shipped catalogue', () => {
 
   test('product profiles: plans, priorities and the shared product policy', () => {
     const plans: Record<string, [string[], number]> = {
-      'single-12b-checked': [CHECKED, 10],
-      'single-12b-verify': [CHECKED, 20],
-      'single-12b-agree': [[...CHECKED.slice(0, 8), 'agree', 'indepth', 'indepth_gate'], 30],
-      'team-12b-checked': [['context', 'gather', ...CHECKED.slice(1)], 40],
-      'single-12b-bare': [BARE, 50],
-      'single-12b-fast': [BARE.slice(0, 5), 60],
+      'single-12b-bare': [BARE, 10],
+      'single-12b-fast': [BARE.slice(0, 5), 20],
+      'single-12b-checked': [CHECKED, 30],
+      'single-12b-verify': [CHECKED, 40],
+      'single-12b-agree': [[...CHECKED.slice(0, 8), 'agree', 'indepth', 'indepth_gate'], 50],
+      'team-12b-checked': [['context', 'gather', ...CHECKED.slice(1)], 100],
     };
     for (const [id, [stages, priority]] of Object.entries(plans)) {
       const p = get(id);
