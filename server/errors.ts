@@ -13,12 +13,17 @@ export class HubError extends Error {
   readonly param: string | null;
   /** Extra response headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
+  /**
+   * `detail.code` when a deployed client family pins another name for this error (Catalyst's
+   * `context_window_exceeded`); `code` stays the hub's own code in `error.code`. Defaults to `code`.
+   */
+  readonly detailCode: string;
 
   constructor(
     code: string,
     status: number,
     message: string,
-    options: { extra?: Record<string, unknown>; type?: string; param?: string | null; headers?: Record<string, string> } = {},
+    options: { extra?: Record<string, unknown>; type?: string; param?: string | null; headers?: Record<string, string>; detailCode?: string } = {},
   ) {
     super(message);
     this.name = 'HubError';
@@ -28,6 +33,7 @@ export class HubError extends Error {
     this.type = options.type ?? defaultType(status);
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
+    this.detailCode = options.detailCode ?? code;
   }
 }
 

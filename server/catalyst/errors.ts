@@ -3,6 +3,12 @@
  * 422 known overflow, 502 backend failure or empty content, 504 `generation_timeout`, 499
  * `generation_cancelled`. Evidence rides on `detail.request_evidence`, only when it is complete.
  */
+
+/**
+ * Catalyst records a role call as rejected before dispatch only when a 422's `detail.code` is this;
+ * the hub's own code (`error.code`, and `detail.hub_code`) stays `insufficient_context`.
+ */
+export const CATALYST_OVERFLOW_CODE = 'context_window_exceeded';
 import { HubError } from '../errors';
 import type { RequestEvidence } from './types';
 
@@ -19,16 +25,22 @@ export function emptyContent(model: string): HubError {
 }
 
 export function knownOverflowError(required: number, window: number): HubError {
-  return new HubError('insufficient_context', 422, `The role prompt needs ${required} tokens (prompt plus the role's output allowance) but the model's context window is ${window} tokens.`, {
+  return overflowForCatalyst(new HubError('insufficient_context', 422, `The role prompt needs ${required} tokens (prompt plus the role's output allowance) but the model's context window is ${window} tokens.`, {
     extra: { source: 'catalyst_role' },
-  });
+  }));
+}
+
+/** A context overflow (the hub's known one, or the router's own refusal) named as Catalyst reads it. */
+function overflowForCatalyst(err: HubError): HubError {
+  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, hub_code: err.code }, headers: err.headers, param: err.param, type: err.type, detailCode: CATALYST_OVERFLOW_CODE });
 }
 
 /**
  * Backend failures as Catalyst reads them: a busy queue stays 503 `router_busy` (decision 5), the router's
- * own context refusal stays 422, an idle timeout is a `generation_timeout`, anything else is 502.
+ * own context refusal stays 422 (named `context_window_exceeded` like the hub's), an idle timeout is a `generation_timeout`, anything else is 502.
  */
 export function asRoleError(err: HubError): HubError {
+  if (err.code === 'insufficient_context' && err.detailCode !== CATALYST_OVERFLOW_CODE) return overflowForCatalyst(err);
   if (err.code === 'router_busy' || err.status === 422 || err.status === 404 || err.status === 400 || err.status === 502) return err;
   if (err.code === 'router_timeout') return new HubError('generation_timeout', 504, err.message);
   return new HubError(err.code, 502, err.message, { extra: err.extra, headers: err.headers });
@@ -37,5 +49,5 @@ export function asRoleError(err: HubError): HubError {
 /** The same error with the request's evidence in `detail` (the evidence is complete by construction). */
 export function withRequestEvidence(err: HubError, evidence: RequestEvidence | null): HubError {
   if (!evidence) return err;
-  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, request_evidence: evidence }, headers: err.headers, param: err.param, type: err.type });
+  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, request_evidence: evidence }, headers: err.headers, param: err.param, type: err.type, detailCode: err.detailCode });
 }

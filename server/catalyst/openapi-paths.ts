@@ -39,7 +39,7 @@ export function catalystOpenApiPaths(): Record<string, unknown> {
         requestBody: roleBody,
         responses: {
           '200': { description: '{content, model, profile_id, role, token_accounting, request_evidence} (request_evidence contract med-agent-hub.catalyst-role-request-evidence.v1)' },
-          '422': errorResponse('insufficient_context: a known overflow (prompt + maxTokens > context window), with request_evidence; no model call'),
+          '422': errorResponse('a known overflow (prompt + maxTokens > context window), with request_evidence; no model call. detail.code context_window_exceeded (what Catalyst reads), error.code and detail.hub_code insufficient_context'),
           ...roleErrors,
         },
       },

@@ -1,10 +1,12 @@
 /** Result envelopes of the non-product output modes (§3.8). */
 import { HubError } from '../errors';
+import { answerUsages, resolveReferences } from './references';
 import type { TurnState } from './types';
 import { deterministicValidation, reviewedValidation } from './validation';
 
 /**
- * `bare`: `{answer, citations, blocks, safetyStatus}`; drug safety is not run for these profiles.
+ * `bare`: `{answer, citations, blocks, safetyStatus}`, plus `references` in the hub's Answer contract
+ * (below); drug safety is not run for these profiles.
  * When the temporal gate ran (`warn`/`enforce`), its result and the deterministic `answerValidation`
  * (with the writer's first draft when a check changed it) are added, so a patched Answer is never
  * shown without saying so.
@@ -16,7 +18,19 @@ function bareEnvelope(turn: TurnState): Record<string, unknown> {
     envelope.temporalGate = turn.temporalGate;
     envelope.answerValidation = deterministicValidation(turn);
   }
+  if (turn.profile.policies.answerContract === 'chart_answer') envelope.references = bareReferences(turn);
   return envelope;
+}
+
+/**
+ * In the hub's `chart_answer` contract the citations are ledger indices, so they are resolved against the
+ * complete ledger (§8) like a product Answer's: the harness counts citations from `references`. No
+ * grounding runs on these plans, so resolved references stay `unchecked` (decision 16). Legs keep the
+ * caller's contract and the [REF] shape of §3.8 (their citations are not the hub's to interpret).
+ */
+function bareReferences(turn: TurnState) {
+  if (!turn.draft || !turn.ledger) return [];
+  return resolveReferences(answerUsages(turn.draft, 'answer'), turn.ledger, 'unchecked');
 }
 
 /** `indepth`: the claims as a section, `{"answer": "**In Depth**\n- c1\n- c2", "citations": [], "blocks": []}` (§3.8). */

@@ -15,15 +15,15 @@ export function toWireError(err: unknown): WireError {
     headers: e.headers,
     body: {
       error: { message: e.message, type: e.type, param: e.param, code: e.code },
-      detail: { code: e.code, message: e.message, ...e.extra },
+      detail: { code: e.detailCode, message: e.message, ...e.extra },
     },
   };
 }
 
 export function sendError(res: Response, err: unknown): void {
   const wire = toWireError(err);
-  // Read by the access log for the errors-by-code metric.
-  res.locals.errorCode = (wire.body as { detail?: { code?: unknown } }).detail?.code;
+  // Read by the access log for the errors-by-code metric: the hub's own code, whatever name `detail` uses.
+  res.locals.errorCode = wire.body.error.code;
   if (res.headersSent) {
     res.end();
     return;

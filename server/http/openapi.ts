@@ -39,7 +39,12 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
         },
       },
       ...catalystOpenApiPaths(),
-      '/v1/models': { get: { summary: 'Profiles with live availability and the backend inventory.', responses: { '200': { description: 'Profile list' } } } },
+      '/v1/models': {
+        get: {
+          summary: 'Profiles with live availability and the backend inventory.',
+          responses: { '200': { description: 'Profile list: the catalogue in yaml order (exactly one available product profile has default: true, or none), then each alias with the profile\'s facts, alias_of: <profile id> and default: false' } },
+        },
+      },
       '/health': { get: { summary: 'Liveness (always 200).', responses: { '200': { description: 'healthy' } } } },
       '/': { get: { summary: 'Service banner.', responses: { '200': { description: 'running' } } } },
       '/openapi.json': { get: { summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1' } } } },

@@ -51,7 +51,15 @@ const ERROR_SCHEMA = {
       required: ['message', 'type', 'param', 'code'],
       properties: { message: { type: 'string' }, type: { type: 'string' }, param: { type: ['string', 'null'] }, code: { type: 'string' } },
     },
-    detail: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    detail: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'Equals error.code, except a Catalyst role 422: context_window_exceeded (the name Catalyst pins) with hub_code insufficient_context.' },
+        message: { type: 'string' },
+        hub_code: { type: 'string', description: "The hub's own code where detail.code uses a client's name for it." },
+      },
+    },
   },
 } as const;
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { HubError } from '../errors';
+import { aliasIndex } from './aliases';
 import { compileProfiles, findMissingPrompt, ProfileConfigError } from './compiler';
 import { parseLeg } from './legs';
 import { PROMPT_STEM_PATTERN } from './levels-schema';
@@ -17,8 +18,12 @@ export interface Catalog {
   readonly profiles: readonly Profile[];
   /** Absolute prompt directory. */
   readonly promptsDir: string;
+  /** The profile with this canonical id (aliases are not ids). */
   get(id: string): Profile | undefined;
-  /** Leg or yaml profile for a request `model`; anything else is model_not_found (never forwarded). */
+  /**
+   * Leg, yaml profile or alias for a request `model`; an alias gives the canonical profile, so the turn
+   * runs and is traced as that profile. Anything else is model_not_found (never forwarded).
+   */
   resolve(model: string): Profile;
   /** `<promptsDir>/<stem>.txt`: prompt edits apply without a restart (within PROMPT_RECHECK_MS). */
   readPrompt(stem: string): string;
@@ -69,6 +74,7 @@ const LEG_CACHE_LIMIT = 256;
 function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs: number): Catalog {
   const prompts = new PromptFiles(recheckMs);
   const byId = new Map(profiles.map((p) => [p.id, p]));
+  const byAlias = aliasIndex(profiles);
   const configuredProfiles = profiles.map((p) => p.id);
 
   const notFound = (model: string, message: string, extra: Record<string, unknown> = {}) =>
@@ -109,7 +115,7 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs
     promptsDir,
     get: (id: string) => byId.get(id),
     resolve(model: string): Profile {
-      const found = resolveLeg(model) ?? byId.get(model);
+      const found = resolveLeg(model) ?? byId.get(model) ?? byAlias.get(model);
       if (found) return found;
       throw notFound(model, `model '${model}' is not a configured profile or valid low-level leg`);
     },

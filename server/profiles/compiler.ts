@@ -11,6 +11,7 @@ import type { ErrorObject } from 'ajv/dist/2020';
 import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import addFormats from 'ajv-formats';
 import { LEVELS_SCHEMA } from './levels-schema';
+import { checkAliases } from './aliases';
 import { checkProfile, checkSingleDefault, profileError, ProfileConfigError, STAGE_ROLES } from './rules';
 import type {
   AnswerContract, GateMode, OutputMode, Policies, Profile, ReviewPolicy, Role, RoleKnobs, StageName, Topology, Visibility, Workflow,
@@ -30,6 +31,7 @@ interface RawProfile {
   visibility?: Visibility;
   default?: boolean;
   selection_priority?: number;
+  aliases?: string[];
   context?: { window?: number; reserved_output_tokens?: number; exact_tokenizer?: boolean; supplemental_sources?: string | string[] };
   knobs?: Partial<Record<Role, RawKnobs>>;
 }
@@ -83,6 +85,7 @@ export function compileProfiles(doc: unknown, opts: { promptsDir: string }): Pro
   const profiles = Object.entries(doc.profiles).map(([id, raw]) => buildProfile(id, raw));
   profiles.forEach(checkProfile);
   checkSingleDefault(profiles);
+  checkAliases(profiles);
   for (const p of profiles) checkPromptFiles(p, opts.promptsDir);
   return profiles.map(deepFreeze);
 }
@@ -150,6 +153,7 @@ function buildProfile(id: string, raw: RawProfile): Profile {
     visibility: raw.visibility ?? 'experimental',
     isDefault: raw.default === true,
     selectionPriority: raw.selection_priority ?? 1000,
+    aliases: [...(raw.aliases ?? [])],
     context: {
       window: raw.context?.window ?? 0,
       reservedOutputTokens: raw.context?.reserved_output_tokens ?? 0,

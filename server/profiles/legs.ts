@@ -114,6 +114,7 @@ function compileLeg(id: string, kind: LegKind, parts: LegParts): Profile {
     visibility: 'internal',
     isDefault: false,
     selectionPriority: 1000,
+    aliases: [],
     // No budget: legs are raw research calls without an exact tokenizer.
     context: { window: 0, reservedOutputTokens: 0, exactTokenizer: false, supplementalSources: [] },
     knobs: parts.temperature === null ? {} : { [kind.role]: { temperature: parts.temperature } },

@@ -98,6 +98,12 @@ const profile = {
     visibility: { enum: ['product', 'evaluation', 'debug', 'internal', 'experimental'], default: 'experimental' },
     default: { type: 'boolean', default: false },
     selection_priority: { type: 'integer', minimum: 0, default: 1000 },
+    aliases: {
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'string', pattern: PROFILE_ID_PATTERN },
+      description: 'Other ids (e.g. the [REF] ids deployed clients pin) that resolve to this profile; never a second copy.',
+    },
     context,
     knobs: roleMap(knobs, 'role → sampling knobs'),
   },

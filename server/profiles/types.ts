@@ -80,6 +80,8 @@ export interface Profile {
   visibility: Visibility;
   isDefault: boolean;
   selectionPriority: number;
+  /** Other ids that resolve to this profile (listed in /v1/models with `alias_of`); [] when none. */
+  aliases: readonly string[];
   context: Readonly<ContextBudget>;
   knobs: Readonly<Partial<Record<Role, Readonly<RoleKnobs>>>>;
   lowLevelLeg: boolean;

@@ -26,7 +26,7 @@ describe('GET /v1/hub/query-profiles', () => {
         const text = fs.readFileSync(path.join(ROOT, 'prompts', `${r.systemPrompt.promptId}.txt`), 'utf8');
         expect(r.systemPrompt.text).toBe(text);
         expect(r.systemPrompt.promptDigest).toBe(sha256(text));
-        expect(r.providerId).toBe('openai-compatible');
+        expect(r.providerId).toBe('med-agent-hub');
       }
       expect(p.available).toBe(true);
       expect(p.unavailable_reasons).toEqual([]);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fakeApplyTemplate, fakeTokenize } from '../support/fake-router';
 import { postJson, ROOT, traceLines, useRouterAndHub } from '../support/hub';
-import { assertShape, checkEvidence } from '../support/catalyst-contract';
+import { assertShape, catalystFailureOutcome, checkEvidence } from '../support/catalyst-contract';
 
 const PROFILE = 'catalyst-query-gemma-4-12b';
 const BASE = '/v1/hub/query-profiles';
@@ -94,6 +94,7 @@ describe('POST …/roles/{role}/generate', () => {
     const err = (await res.json()) as any;
     assertShape('error', err);
     expect(err.detail.code).toBe('router_error');
+    expect(catalystFailureOutcome(res.status, err)).toBe('transport_failed');
     expect(checkEvidence(err.detail.request_evidence, { profileId: PROFILE, role: 'query_generate', model: 'gemma-4-12b', callerMessages: messages, responseFormat: null, knobs: WRITER_KNOBS })).toEqual([]);
   });
 
@@ -162,7 +163,11 @@ describe('exact fit against the advertised window', () => {
     expect(over.status).toBe(422);
     const err = (await over.json()) as any;
     assertShape('error', err);
-    expect(err.detail.code).toBe('insufficient_context');
+    // What Catalyst reads (detail.code) names the overflow its way; the hub's own code stays insufficient_context.
+    expect(err.detail.code).toBe('context_window_exceeded');
+    expect(err.error.code).toBe('insufficient_context');
+    expect(err.detail.hub_code).toBe('insufficient_context');
+    expect(catalystFailureOutcome(over.status, err)).toBe('rejected_before_dispatch');
     expect(err.detail.request_evidence.tokens).toMatchObject({ contextWindow: needed - 1, promptTokens: promptTokens(sent), requiredTokens: needed, fits: false });
     expect(checkEvidence(err.detail.request_evidence, { profileId: PROFILE, role: 'query_generate', model: 'gemma-4-12b', callerMessages: messages, responseFormat: null, knobs: WRITER_KNOBS })).toEqual([]);
     expect(ctx.router.chatRequests()).toHaveLength(0);
@@ -180,6 +185,19 @@ describe('exact fit against the advertised window', () => {
       contextWindowUnavailableReason: 'context_window_unknown',
     });
     expect(body.token_accounting).toBeNull();
+  });
+
+  test("the router's own context refusal (window unknown beforehand) is also named context_window_exceeded for Catalyst", async () => {
+    ctx.router.setModels([{ id: 'gemma-4-12b', status: 'unloaded' }, 'qwen2.5-14b']);
+    ctx.router.script({ status: 400, errorBody: { error: { code: 400, message: 'request exceeds the available context size', type: 'exceed_context_size_error', n_prompt_tokens: 9000, n_ctx: 8192 } } });
+    const res = await postJson(url(ctx.hub.url), { messages });
+    expect(res.status).toBe(422);
+    const err = (await res.json()) as any;
+    assertShape('error', err);
+    expect(err.detail).toMatchObject({ code: 'context_window_exceeded', hub_code: 'insufficient_context', source: 'llama-router', n_prompt_tokens: 9000, n_ctx: 8192 });
+    expect(err.error.code).toBe('insufficient_context');
+    expect(err.detail.request_evidence.tokens.fits).toBeNull();
+    expect(catalystFailureOutcome(res.status, err)).toBe('rejected_before_dispatch');
   });
 });
 

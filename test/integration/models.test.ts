@@ -1,5 +1,6 @@
 import { FakeRouter } from '../support/fake-router';
-import { startTestHub } from '../support/hub';
+import { startTestHub, useRouterAndHub } from '../support/hub';
+import { writeLevels } from '../unit/profiles/helpers';
 import type { RunningHub } from '../../server/main';
 
 describe('GET /v1/models', () => {
@@ -76,6 +77,49 @@ describe('GET /v1/models', () => {
     expect(probe.status).toBe(404);
     const err = await probe.json() as any;
     expect(err.error.code).toBe(err.detail.code);
+  });
+});
+
+describe('the effective default (hub-contract §2.2) with and without the marked profile\'s models', () => {
+  // A deployment's catalogue (the yaml marker is the operator's to move): the marked default is checked with its
+  // own reviewer model `x`, a second checked profile needs the writer `w` only, an unchecked one ranks last.
+  const budget = '    context: {window: 24576, reserved_output_tokens: 4096, exact_tokenizer: true}\n';
+  const checked = (id: string, reviewer: string, rest: string) => `  ${id}:
+    label: ${id}
+    topology: single
+    stages: [context, answer, gate, resolve_refs, review, gate, final_resolve_refs, ground_verdicts, indepth, indepth_gate]
+    models: {answer: w, indepth: w, review: ${reviewer}, grounding: ${reviewer}}
+    policies: {output: product, temporal_gate: enforce, review: {action: label, grounding: separate}}
+    visibility: product
+${budget}${rest}`;
+  const levels = `profiles:
+  bare-w:
+    label: bare-w
+    topology: single
+    stages: [context, answer, gate, resolve_refs, final_resolve_refs, indepth, indepth_gate]
+    models: {answer: w, indepth: w}
+    policies: {output: product, temporal_gate: enforce}
+    visibility: product
+    selection_priority: 50
+${budget}${checked('checked-w-x', 'x', '    default: true\n    selection_priority: 10\n')}${checked('checked-w', 'w', '    selection_priority: 20\n')}`;
+  const ctx = useRouterAndHub({ models: ['w', 'x'], env: { HUB_PROFILES_PATH: writeLevels(levels) } });
+  const defaults = async () => {
+    const doc = (await (await fetch(`${ctx.hub.url}/v1/models`)).json()) as any;
+    return doc.data.filter((p: { default: boolean }) => p.default).map((p: { id: string }) => p.id);
+  };
+
+  test('with its models the marked checked profile is the default', async () => {
+    expect(await defaults()).toEqual(['checked-w-x']);
+  });
+
+  test('without its reviewer model the next available checked profile is, before any unchecked one', async () => {
+    ctx.router.setModels(['w']);
+    expect(await defaults()).toEqual(['checked-w']);
+  });
+
+  test('with no product profile available nothing is the default', async () => {
+    ctx.router.setModels(['x']);
+    expect(await defaults()).toEqual([]);
   });
 });
 

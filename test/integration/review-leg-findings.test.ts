@@ -67,7 +67,8 @@ describe('policies.confidence: findings', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-levels-'));
   const doc = YAML.parse(fs.readFileSync(path.join(ROOT, 'profiles/levels.yaml'), 'utf8'), { merge: true });
   const checked = doc.profiles['single-12b-checked'];
-  doc.profiles['findings-12b'] = { ...checked, label: 'Findings', default: false, visibility: 'evaluation', policies: { ...checked.policies, confidence: 'findings' } };
+  // A copy takes neither the default marker nor the aliases (an alias names exactly one profile).
+  doc.profiles['findings-12b'] = { ...checked, label: 'Findings', default: false, aliases: [], visibility: 'evaluation', policies: { ...checked.policies, confidence: 'findings' } };
   delete doc.stage_sets;
   fs.writeFileSync(path.join(dir, 'levels.yaml'), YAML.stringify(doc, { aliasDuplicateObjects: false }));
   const ctx = useRouterAndHub({ models: ['gemma-4-12b', 'qwen3.5-9b'], env: { HUB_ANCHOR: '2026-03-10', HUB_PROFILES_PATH: path.join(dir, 'levels.yaml') } });

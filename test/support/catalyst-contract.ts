@@ -188,3 +188,16 @@ export function expectedProfileDigest(evidence: any): string {
   const { profileDigest: _d, ...rest } = evidence;
   return sha256(jcs({ ...rest, writer: strip(rest.writer), reviewer: strip(rest.reviewer) }));
 }
+
+/**
+ * How Catalyst records a failed role call (clients.md §5 outcomes, issue #33): a 422 whose `detail.code` is
+ * `context_window_exceeded` was rejected before dispatch (nothing ran, the prompt must shrink); the other
+ * statuses it names map to their outcomes; anything else is a transport failure.
+ */
+export function catalystFailureOutcome(status: number, body: any): string {
+  const code = body?.detail?.code;
+  if (status === 422 && code === 'context_window_exceeded') return 'rejected_before_dispatch';
+  if (status === 504 && code === 'generation_timeout') return 'timed_out';
+  if (status === 499 && code === 'generation_cancelled') return 'cancelled';
+  return 'transport_failed';
+}

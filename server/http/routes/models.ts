@@ -49,7 +49,7 @@ export function backendInventory(inv: ModelInventory) {
 export function modelsDocument(profiles: readonly Profile[], inv: ModelInventory, now = Math.floor(Date.now() / 1000)) {
   const avail = new Map(profiles.map((p) => [p.id, availability(p, inv)] as const));
   const dflt = effectiveDefault(profiles, avail);
-  const data = profiles.map((p) => ({
+  const entry = (p: Profile) => ({
     id: p.id,
     object: 'model',
     created: now,
@@ -69,8 +69,11 @@ export function modelsDocument(profiles: readonly Profile[], inv: ModelInventory
     exact_tokenizer: p.context.exactTokenizer,
     unavailable_reasons: avail.get(p.id)!.reasons,
     unavailable_details: avail.get(p.id)!.details,
-  }));
-  return { object: 'list', data, backend: backendInventory(inv) };
+  });
+  // Aliases follow the catalogue in yaml order: the canonical profile's facts under the pinned id, never
+  // the default (exactly one item is), so a client that knows only the [REF] id sees what will serve it.
+  const aliases = profiles.flatMap((p) => p.aliases.map((alias) => ({ ...entry(p), id: alias, default: false, alias_of: p.id })));
+  return { object: 'list', data: [...profiles.map(entry), ...aliases], backend: backendInventory(inv) };
 }
 
 export function modelsHandler(deps: { router: RouterClient; profiles: () => readonly Profile[] }) {

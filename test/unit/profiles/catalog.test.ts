@@ -47,6 +47,7 @@ describe('loadCatalog stops start-up with a clear message', () => {
     ['duplicate profile id', `profiles:\n${profile('p1', '    default: true\n')}${profile('p1')}`, ['levels.yaml:10:3: YAML syntax error at line 10, column 3: Map keys must be unique']],
     ['unresolved alias', 'profiles: *nope\n', ['YAML error: Unresolved alias']],
     ['empty file', '', ['levels.yaml: the catalogue must be object (found null)']],
+    ['alias shadowing a profile', `profiles:\n${profile('p1', '    default: true\n    aliases: [p2]\n')}${profile('p2')}`, ["profile 'p1': alias 'p2' is the id of another profile"]],
   ])('%s', (_name, yamlText, fragments) => {
     const message = loadError(yamlText).message;
     for (const f of fragments) expect(message).toContain(f);
@@ -85,6 +86,13 @@ describe('Catalog.resolve', () => {
   test('yaml ids resolve to the compiled profile', () => {
     expect(catalog.resolve('single-12b-bare')).toBe(catalog.get('single-12b-bare'));
     expect(catalog.get('nope')).toBeUndefined();
+  });
+
+  test('an alias resolves to its canonical profile, never a copy; get() knows canonical ids only', () => {
+    expect(catalog.resolve('single-e4b-checked')).toBe(catalog.get('single-12b-checked'));
+    expect(catalog.get('single-e4b-checked')).toBeUndefined();
+    // A retired [REF] id nobody aliases stays unknown.
+    expect(hubError(() => catalog.resolve('med-agent-team')).code).toBe('model_not_found');
   });
 
   test('legs resolve when their prompt file exists (review family resolves to <stem>-answer)', () => {

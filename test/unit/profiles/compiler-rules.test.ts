@@ -115,6 +115,14 @@ const CASES: Array<[string, unknown, string]> = [
   ['T agree before the review gate', one(checkedSpec({ stages: ['context', 'answer', 'gate', 'resolve_refs', 'agree', 'review', 'gate', 'final_resolve_refs', 'ground_verdicts', 'indepth', 'indepth_gate'], models: { answer: 'w', indepth: 'w', review: 'w', grounding: 'w', second: 's' } })), "stage 'agree' must come after the last 'gate'"],
   ['T invalid anchor', one(withPolicies(evalSpec(), { anchor: 'yesterday' })), "profile 'x': policies.anchor is invalid (found \"yesterday\"): expected wall_clock, latest_record or an ISO date"],
   ['T knob out of range', one(evalSpec({ knobs: { answer: { temperature: -1 } } })), "profile 'x': knobs.answer.temperature must be >= 0 (found -1)"],
+  // Aliases (issue #33): each resolves to one profile and never shadows an id.
+  ['A alias is the own id', one(evalSpec({ aliases: ['x'] })), "profile 'x': alias 'x' is the profile's own id"],
+  ['A alias is another profile id', doc({ a: evalSpec({ aliases: ['b'] }), b: evalSpec({ default: false }) }), "profile 'a': alias 'b' is the id of another profile"],
+  ['A alias on two profiles', doc({ a: evalSpec({ aliases: ['old'] }), b: evalSpec({ default: false, aliases: ['old'] }) }), "profile 'b': alias 'old' is already an alias of profile 'a'"],
+  ['A alias listed twice', one(evalSpec({ aliases: ['old', 'old'] })), "profile 'x': aliases must NOT have duplicate items"],
+  ['A alias in the leg namespace', one(evalSpec({ aliases: ['answer:m'] })), "profile 'x': aliases[0] must match pattern"],
+  ['A aliases not a list', one(evalSpec({ aliases: 'old' })), "profile 'x': aliases must be array"],
+  ['A alias on a catalyst profile', doc({ d: evalSpec(), q: catalystSpec({ aliases: ['old-q'] }) }), "profile 'q': a catalyst_query profile cannot have aliases"],
   // Catalogue shape.
   ['doc not an object', null, 'the catalogue must be object (found null)'],
   ['no profiles key', {}, "missing required top-level key 'profiles'"],
@@ -158,6 +166,7 @@ describe('the minimal valid specs compile', () => {
     ['writer-only catalyst', doc({ d: evalSpec(), q: withPolicies(catalystSpec({ models: { query_generate: 'g' }, prompts: { query_generate: 'q-gen' }, knobs: { query_generate: { temperature: 0, dry: 0, max_tokens: 512 } } }), { collaborative_review: false, model_classes: undefined }) })],
     ['agree', one(checkedSpec({ stages: [...checkedSpec().stages.slice(0, 8), 'agree', 'indepth', 'indepth_gate'], models: { answer: 'w', indepth: 'w', review: 'w', grounding: 'w', second: 's' } }))],
     ['iso anchor', one(withPolicies(evalSpec(), { anchor: '2026-01-31' }))],
+    ['aliases', doc({ a: evalSpec({ aliases: ['old-a', 'older-a'] }), b: evalSpec({ default: false, aliases: ['old-b'] }) })],
   ])('%s', (_name, d) => {
     expect(() => compileProfiles(d, { promptsDir: PROMPTS })).not.toThrow();
   });

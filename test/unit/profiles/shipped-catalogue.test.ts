@@ -23,6 +23,20 @@ describe('shipped catalogue', () => {
     expect(catalog.profiles.filter((p) => p.isDefault).map((p) => p.id)).toEqual(['single-12b-bare']);
   });
 
+  test('the [REF] ids deployed clients pin (clients.md §2.1, §2.4) are aliases of real profiles', () => {
+    const pinned: Record<string, string> = {
+      'single-e4b-checked': 'single-12b-checked',
+      'team-med-checked': 'team-12b-checked',
+      'eval-e4b-answer-only': 'eval-12b-answer-only',
+      'eval-e4b-temporal-enforce': 'eval-12b-temporal-enforce',
+      'single-12b-checked': 'single-12b-checked',
+      'eval-12b-answer-only': 'eval-12b-answer-only',
+      'eval-12b-temporal-enforce': 'eval-12b-temporal-enforce',
+    };
+    for (const [id, canonical] of Object.entries(pinned)) expect([id, catalog.resolve(id).id]).toEqual([id, canonical]);
+    expect(catalog.profiles.flatMap((p) => p.aliases)).toEqual(['single-e4b-checked', 'team-med-checked', 'eval-e4b-answer-only', 'eval-e4b-temporal-enforce']);
+  });
+
   test('product profiles: plans, priorities and the shared product policy', () => {
     const plans: Record<string, [string[], number]> = {
       'single-12b-bare': [BARE, 10],
@@ -152,7 +166,7 @@ describe('compiled profiles', () => {
       id: 'x', label: 'Eval', workflow: 'clinical_answer', topology: 'single', stages: ['context', 'answer', 'gate'],
       models: { answer: 'm', indepth: 'm' }, prompts: { answer: 'synthesis-answer', indepth: 'synthesis-indepth' },
       policies: { output: 'bare', answerContract: 'caller', temporalGate: 'off', temporalRender: 'full', drugSafety: false, anchor: null, reviewLoops: 1, review: null, confidence: 'levels' },
-      visibility: 'experimental', isDefault: true, selectionPriority: 1000,
+      visibility: 'experimental', isDefault: true, selectionPriority: 1000, aliases: [],
       context: { window: 0, reservedOutputTokens: 0, exactTokenizer: false, supplementalSources: [] },
       knobs: {}, lowLevelLeg: false, staged: false, validation: false,
     });
