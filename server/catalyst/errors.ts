@@ -3,14 +3,14 @@
  * 422 known overflow, 502 backend failure or empty content, 504 `generation_timeout`, 499
  * `generation_cancelled`. Evidence rides on `detail.request_evidence`, only when it is complete.
  */
+import { HubError } from '../errors';
+import type { RequestEvidence } from './types';
 
 /**
  * Catalyst records a role call as rejected before dispatch only when a 422's `detail.code` is this;
  * the hub's own code (`error.code`, and `detail.hub_code`) stays `insufficient_context`.
  */
 export const CATALYST_OVERFLOW_CODE = 'context_window_exceeded';
-import { HubError } from '../errors';
-import type { RequestEvidence } from './types';
 
 export function generationCancelled(): HubError {
   return new HubError('generation_cancelled', 499, 'The role call was cancelled before the model finished; nothing was generated for it.');

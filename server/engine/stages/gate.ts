@@ -18,7 +18,8 @@ export function gateText(draft: Pick<AnswerDraft, 'answer' | 'blocks'>): string 
 }
 
 function snapshot(draft: AnswerDraft): AnswerDraft {
-  return { ...draft, citations: [...draft.citations], declared: [...draft.declared], blocks: structuredClone(draft.blocks), rawBlocks: draft.rawBlocks };
+  // structuredClone costs microseconds even for an empty list, and most Answers (every leg's) have no table.
+  return { ...draft, citations: [...draft.citations], declared: [...draft.declared], blocks: draft.blocks.length === 0 ? [] : structuredClone(draft.blocks), rawBlocks: draft.rawBlocks };
 }
 
 function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
