@@ -4,7 +4,9 @@
  * test hold the two to the same answers), without the match arrays and captured copies the regexes
  * allocate for every line: a leg parses its whole chart, and its allocation is its garbage-collection time.
  */
-import { isLineTerminator, skipJsSpace } from '../text-scan';
+import { skipJsSpace } from '../text-scan';
+
+const LINE_TERMINATOR_FROM = /[\n\r\u2028\u2029]/g;
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
@@ -29,8 +31,10 @@ export function readRecordLine(t: string, out: RecordLineParts): RecordLineParts
   if (i === 1 || t.charCodeAt(i) !== 0x5d /* ] */) return null;
   const digitsEnd = i;
   const bodyStart = skipJsSpace(t, i + 1);
-  // The body is a non-space and then anything but a line terminator, to the end.
-  for (let k = bodyStart; k < t.length; k++) if (isLineTerminator(t.charCodeAt(k))) return null;
+  // The body is a non-space and then anything but a line terminator, to the end (\n cannot occur: the
+  // chart is split at it). A global regex searches from lastIndex natively and allocates nothing on test.
+  LINE_TERMINATOR_FROM.lastIndex = bodyStart;
+  if (LINE_TERMINATOR_FROM.test(t)) return null;
   out.n = digitsEnd - 1 <= 15 ? smallNumber(t, 1, digitsEnd) : Number(t.slice(1, digitsEnd));
   out.bodyStart = bodyStart;
   return out;
