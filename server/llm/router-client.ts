@@ -4,6 +4,7 @@
  * a model passes the same admission (router-admission.ts); no whole-request deadline, only connect and
  * idle (headers / between body chunks) timeouts (decision 6).
  */
+import { finished } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
@@ -355,17 +356,31 @@ function stillWanted(release: Release, signal: AbortSignal | undefined): Release
   throw abortErrorFrom(signal);
 }
 
-/** Reads a whole body, refusing more than `limit` bytes (a runaway router must not exhaust memory). */
-async function readCapped(body: ResponseBody, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      throw routerBodyTooLarge(limit);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads a whole body, refusing more than `limit` bytes (a runaway router must not exhaust memory). Read
+ * through events and `finished` (the stream's error, or a premature close, as an async iterator throws
+ * them) rather than `for await`, whose iterator and per-chunk promises every blocking leg paid for.
+ */
+function readCapped(body: ResponseBody, limit: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    body.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > limit) {
+        refused = true;
+        body.destroy();
+        reject(routerBodyTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    finished(body, (err) => {
+      if (refused) return;
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
 }

@@ -90,8 +90,12 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response,
   }
 }
 
-/** Drains a turn and writes its trace line whatever happens (completed, failed or cancelled). */
-async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => void): Promise<Record<string, unknown>> {
+/**
+ * Drains a turn; whatever happens (completed, failed or cancelled) its trace line and metrics are
+ * recorded by `settled`, which the caller runs once the response is written: building the trace record
+ * is not part of the client's wait.
+ */
+async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => void, settled: { record: (() => void) | null }): Promise<Record<string, unknown>> {
   let failure: unknown = null;
   try {
     const drain = drainTurn(turn, deps);
@@ -103,8 +107,10 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => 
     throw err;
   } finally {
     const outcome = failure instanceof HubError && failure.code === 'hub_shutting_down' ? { status: 'failed' as const, code: failure.code } : outcomeOf(turn, failure);
-    deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
-    observeTurn(deps, turn, outcome, false);
+    settled.record = () => {
+      deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
+      observeTurn(deps, turn, outcome, false);
+    };
   }
 }
 
@@ -120,6 +126,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const started = performance.now();
     const abort = new AbortController();
+    const settled: { record: (() => void) | null } = { record: null };
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
@@ -142,7 +149,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
           await streamTraced(turn, deps, res, () => abort.abort());
           return;
         }
-        envelope = await runTraced(turn, deps, () => abort.abort());
+        envelope = await runTraced(turn, deps, () => abort.abort(), settled);
       } finally {
         deps.turns.active--;
       }
@@ -165,6 +172,8 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         return;
       }
       sendError(res, err);
+    } finally {
+      settled.record?.();
     }
   };
 }
