@@ -55,9 +55,9 @@ interface Served {
 }
 
 /** An app with the hub's body middleware and a route echoing what it parsed. */
-async function serve(sliceAbove: number): Promise<Served> {
+async function serve(sliceAbove: number, plainRead = true): Promise<Served> {
   const app = express();
-  app.use(...jsonBody({ limit: 4096, sliceAbove }));
+  app.use(...jsonBody({ limit: 4096, sliceAbove, plainRead }));
   app.post('/echo', (req, res) => {
     res.json({ body: req.body as unknown });
   });
@@ -85,7 +85,7 @@ function randomRequest(rand: () => number): Sent {
   else if (r < 0.55) text = pick(['', ' ', '\ufeff', '"str"', '42', 'null', '\n']);
   else if (r < 0.6) text = JSON.stringify({ pad: 'y'.repeat(4000 + Math.floor(rand() * 200)) });
   else text = Array.from({ length: Math.floor(rand() * 30) }, () => pick(JSON_ATOMS)).join('');
-  const headers: Record<string, string> = { 'content-type': pick(['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/json; charset=UTF-8', 'application/json; charset=utf-16le', 'application/json; charset=latin1']) };
+  const headers: Record<string, string> = { 'content-type': pick(['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/json; charset=UTF-8', 'application/json; charset=utf-16le', 'application/json; charset=latin1', 'application/json;charset="utf-8"', 'application/json; charset=utf-8; x=1', 'application/json; charset=utf8', 'bad type; charset=utf-16le']) };
   let body = headers['content-type'].endsWith('utf-16le') ? iconv.encode(text, 'utf-16le') : Buffer.from(text, 'utf8');
   const encoding = pick([null, null, null, 'gzip', 'deflate', 'x-unknown']);
   if (encoding === 'gzip') body = zlib.gzipSync(body);
@@ -135,6 +135,48 @@ describe('jsonBody: sliced and one-piece reads answer alike', () => {
       }
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('jsonBody: the plain read and body-parser answer alike', () => {
+  let plain: Served;
+  let parser: Served;
+  beforeAll(async () => {
+    plain = await serve(Number.POSITIVE_INFINITY, true);
+    parser = await serve(Number.POSITIVE_INFINITY, false);
+  });
+  afterAll(async () => {
+    await plain.close();
+    await parser.close();
+  });
+
+  test('the same status and wire body for 600 random requests', async () => {
+    const rand = lcg(31);
+    const statuses = new Set<number>();
+    for (let i = 0; i < 600; i++) {
+      const req = randomRequest(rand);
+      const want = await send(parser.url, req);
+      const got = await send(plain.url, req);
+      statuses.add(want.status);
+      expect({ i, text: req.body.toString('hex').slice(0, 120), headers: req.headers, ...got }).toEqual({ i, text: req.body.toString('hex').slice(0, 120), headers: req.headers, ...want });
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 413, 415]);
+  });
+
+  test('a body sent in pieces (chunked, no declared length) goes to body-parser and parses the same', async () => {
+    for (const app of [plain, parser]) {
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const r = http.request(app.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
+          let text = '';
+          response.on('data', (c: Buffer) => (text += c.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        });
+        r.on('error', reject);
+        r.write('{"a":');
+        r.end('"é"}');
+      });
+      expect(res).toEqual({ status: 200, body: JSON.stringify({ body: { a: 'é' } }) });
     }
   });
 });
