@@ -29,7 +29,18 @@ function pct(sorted: number[], p: number): number {
 }
 
 const MODES = ['blocking', 'streaming'] as const;
-const WARMUP = 200;
+/**
+ * Legs each target (router, hub, proxy) serves before anything is timed, per concurrency. The hub runs far
+ * more code than the proxy, and V8 was still tiering it up after a few hundred legs: with 200, the hub's
+ * first timed round at 32 concurrent ran at 0.39 × the proxy and its later rounds at 0.48 ×.
+ */
+const WARMUP = Number(process.env.BENCH_LEG_WARMUP ?? 1000);
+/**
+ * The timed legs are sent in rounds that alternate router, hub and proxy, so a change in the machine's
+ * speed during the run (this VM's proxy figure moved 933 → 1,395 req/s between runs of one day) falls on
+ * all three alike; each target's latencies and time are summed over its rounds.
+ */
+const ROUNDS = Number(process.env.BENCH_LEG_ROUNDS ?? 4);
 const CONCURRENCY = [1, 32] as const;
 export const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
@@ -61,6 +72,14 @@ async function timeRequests(pool: Pool, body: unknown, n: number, concurrency: n
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   out.elapsedMs = performance.now() - started;
+  out.latencies.sort((a, b) => a - b);
+  out.hubSelf.sort((a, b) => a - b);
+  return out;
+}
+
+/** One target's rounds as one run: latencies and hub timings together, elapsed time summed. */
+function combine(runs: Timed[]): Timed {
+  const out: Timed = { latencies: runs.flatMap((r) => r.latencies), elapsedMs: runs.reduce((t, r) => t + r.elapsedMs, 0), hubSelf: runs.flatMap((r) => r.hubSelf) };
   out.latencies.sort((a, b) => a - b);
   out.hubSelf.sort((a, b) => a - b);
   return out;
@@ -124,7 +143,7 @@ export function legTargetRows(rows: LegOverheadRow[]): TargetRow[] {
   return out;
 }
 
-export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
+export async function benchLegOverhead(requests = 400): Promise<LegOverheadRow[]> {
   const messages = [{ role: 'user', content: CHART }, { role: 'user', content: 'What is the latest weight?' }];
   // The baseline sends the router exactly what the hub sends it (temporal facts, prompt, sampling),
   // so both sides cost the router the same and the difference is the hub's own work.
@@ -139,26 +158,36 @@ export async function benchLegOverhead(n = 400): Promise<LegOverheadRow[]> {
       const hubBody = { model: HUB_MODEL, messages, stream };
       const direct = { ...routerBody, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
       for (const concurrency of CONCURRENCY) {
+        // Timed legs per target: enough at 32 concurrent for the throughput share to be more than a second's work.
+        let n = concurrency > 1 ? requests * 4 : requests;
         const directPool = new Pool(router.baseUrl, { connections: concurrency });
         const hubPool = new Pool(hub.url, { connections: concurrency });
         const proxyPool = new Pool(proxy.url, { connections: concurrency });
         try {
-          // Warm-up to steady state (the JIT tiers up over the first few hundred requests).
+          // Warm-up to steady state, every target alike (see WARMUP).
           await timeRequests(directPool, direct, WARMUP, concurrency);
           await timeRequests(hubPool, hubBody, WARMUP, concurrency);
-          const d = await timeRequests(directPool, direct, n, concurrency);
-          const hubCpu0 = (await hub.usage()).cpuUs;
-          const h = await timeRequests(hubPool, hubBody, n, concurrency);
-          const hubCpuMs = ((await hub.usage()).cpuUs - hubCpu0) / 1000;
           // The proxy buffers whole replies, so it stands in for the blocking hop only.
-          let p: Timed | null = null;
+          if (!stream) await timeRequests(proxyPool, direct, WARMUP, concurrency);
+          const perRound = Math.ceil(n / ROUNDS);
+          const runs = { direct: [] as Timed[], hub: [] as Timed[], proxy: [] as Timed[] };
+          let hubCpuMs = 0;
           let proxyCpuMs = 0;
-          if (!stream) {
-            await timeRequests(proxyPool, direct, WARMUP, concurrency);
-            const proxyCpu0 = procCpuMs(proxy.pid);
-            p = await timeRequests(proxyPool, direct, n, concurrency);
-            proxyCpuMs = procCpuMs(proxy.pid) - proxyCpu0;
+          for (let round = 0; round < ROUNDS; round++) {
+            runs.direct.push(await timeRequests(directPool, direct, perRound, concurrency));
+            const hubCpu0 = (await hub.usage()).cpuUs;
+            runs.hub.push(await timeRequests(hubPool, hubBody, perRound, concurrency));
+            hubCpuMs += ((await hub.usage()).cpuUs - hubCpu0) / 1000;
+            if (!stream) {
+              const proxyCpu0 = procCpuMs(proxy.pid);
+              runs.proxy.push(await timeRequests(proxyPool, direct, perRound, concurrency));
+              proxyCpuMs += procCpuMs(proxy.pid) - proxyCpu0;
+            }
           }
+          n = perRound * ROUNDS;
+          const d = combine(runs.direct);
+          const h = combine(runs.hub);
+          const p: Timed | null = stream ? null : combine(runs.proxy);
           rows.push({
             mode,
             concurrency,
@@ -209,7 +238,7 @@ export function formatLegOverhead(rows: LegOverheadRow[]): string {
     ...legTargetRows(rows).map((t) => `${t.target}: ${t.figure} (${t.baseline}): ${verdict(t.holds)}`),
     c1 ? `hub CPU per leg ${f(c1.hub_cpu_per_request_ms)} ms (proxy ${f(c1.proxy_cpu_per_request_ms ?? NaN)}, ratio ${(c1.hub_cpu_per_request_ms / (c1.proxy_cpu_per_request_ms ?? NaN)).toFixed(2)}×)` : '',
   ].filter(Boolean);
-  return `leg overhead (Answer leg, zero-delay router, ${rows[0]?.requests ?? 0} requests each; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
+  return `leg overhead (Answer leg, zero-delay router, ${WARMUP} warm-up legs per target, then ${rows.map((r) => `${r.mode} c${r.concurrency} ${r.requests}`).join(', ')} timed legs in ${ROUNDS} rounds alternating router, hub and proxy; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
 }
 
 export async function runLegOverheadBench(): Promise<LegOverheadRow[]> {
