@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { yieldToLoop } from '../event-loop';
 import { sanitizedJson } from '../sanitize';
 
 export interface TraceSink {
@@ -26,7 +25,8 @@ export class TraceWriter implements TraceSink {
   private readonly file: string;
   private handle: Promise<fs.promises.FileHandle> | null = null;
   private tail: Promise<void> = Promise.resolve();
-  private pending: Array<Record<string, unknown>> = [];
+  /** Serialised lines waiting for their write. */
+  private pending: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private written = 0;
   private failed = 0;
@@ -58,11 +58,13 @@ export class TraceWriter implements TraceSink {
   }
 
   /**
-   * Queues a turn's record. Serialising and sanitising happen when its batch is written, off the
-   * response path (the record is the finished turn's, nothing mutates it afterwards).
+   * Serialises and sanitises a turn's record now (callers append once the turn's response is written) and
+   * queues the line. Kept as an object until its batch was written, a record outlived two or three young
+   * collections under load and was copied into the old generation with everything it referenced; a line
+   * is one flat string. One record per call, so a batch of large turns is never serialised in one piece.
    */
   append(record: Record<string, unknown>): void {
-    this.pending.push(record);
+    this.pending.push(sanitizedJson(record));
     if (this.pending.length >= MAX_PENDING_LINES) {
       void this.writePending();
       return;
@@ -96,15 +98,9 @@ export class TraceWriter implements TraceSink {
     this.pending = [];
     this.tail = this.tail.then(async () => {
       try {
-        let text = '';
-        for (let i = 0; i < batch.length; i++) {
-          // One record per turn of the loop: a batch of large turns serialised at once would stall it.
-          if (i > 0) await yieldToLoop();
-          text += `${sanitizedJson(batch[i])}\n`;
-        }
         const fh = await this.open();
         this.writes++;
-        await fh.appendFile(text, 'utf8');
+        await fh.appendFile(`${batch.join('\n')}\n`, 'utf8');
         this.written += batch.length;
       } catch (err) {
         // Counted and reported per line, as each line is a turn's record.
