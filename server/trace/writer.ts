@@ -25,8 +25,8 @@ export class TraceWriter implements TraceSink {
   private readonly file: string;
   private handle: Promise<fs.promises.FileHandle> | null = null;
   private tail: Promise<void> = Promise.resolve();
-  /** Serialised lines waiting for their write. */
-  private pending: string[] = [];
+  /** Serialised lines waiting for their write, as UTF-8 bytes (outside the collected heap). */
+  private pending: Buffer[] = [];
   private timer: NodeJS.Timeout | null = null;
   private written = 0;
   private failed = 0;
@@ -61,10 +61,11 @@ export class TraceWriter implements TraceSink {
    * Serialises and sanitises a turn's record now (callers append once the turn's response is written) and
    * queues the line. Kept as an object until its batch was written, a record outlived two or three young
    * collections under load and was copied into the old generation with everything it referenced; a line
-   * is one flat string. One record per call, so a batch of large turns is never serialised in one piece.
+   * is its bytes, which young collections do not copy. One record per call, so a batch of large turns is
+   * never serialised in one piece.
    */
   append(record: Record<string, unknown>): void {
-    this.pending.push(sanitizedJson(record));
+    this.pending.push(Buffer.from(`${sanitizedJson(record)}\n`, 'utf8'));
     if (this.pending.length >= MAX_PENDING_LINES) {
       void this.writePending();
       return;
@@ -100,7 +101,8 @@ export class TraceWriter implements TraceSink {
       try {
         const fh = await this.open();
         this.writes++;
-        await fh.appendFile(`${batch.join('\n')}\n`, 'utf8');
+        // One write of the whole batch: writev appends at the end (the file is open in append mode).
+        await writeAll(fh, batch);
         this.written += batch.length;
       } catch (err) {
         // Counted and reported per line, as each line is a turn's record.
@@ -113,5 +115,19 @@ export class TraceWriter implements TraceSink {
 
   stats(): { written: number; failed: number } {
     return { written: this.written, failed: this.failed };
+  }
+}
+
+/** Writes every buffer, in order, resuming after a short write. */
+export async function writeAll(fh: fs.promises.FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    const { bytesWritten } = await fh.writev(rest);
+    if (bytesWritten <= 0) throw new Error('the trace file took no bytes');
+    let left = bytesWritten;
+    let i = 0;
+    while (i < rest.length && left >= rest[i].length) left -= rest[i++].length;
+    rest = rest.slice(i);
+    if (left > 0) rest[0] = rest[0].subarray(left);
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TraceWriter } from '../../server/trace/writer';
+import { TraceWriter, writeAll } from '../../server/trace/writer';
 
 describe('TraceWriter', () => {
   test('lines are written whole, in order, secrets redacted', async () => {
@@ -59,5 +59,32 @@ describe('TraceWriter', () => {
     await w.flush();
     expect(w.stats()).toEqual({ written: 1, failed: 0 });
     await w.close();
+  });
+});
+
+describe('writeAll', () => {
+  /** A file handle whose writev takes at most `max` bytes per call (a short write), recording what it took. */
+  function shortWriter(max: number) {
+    const taken: Buffer[] = [];
+    const fh = {
+      async writev(buffers: Buffer[]) {
+        const all = Buffer.concat(buffers).subarray(0, max);
+        taken.push(all);
+        return { bytesWritten: all.length, buffers };
+      },
+    };
+    return { fh: fh as unknown as import('node:fs').promises.FileHandle, text: () => Buffer.concat(taken).toString('utf8') };
+  }
+
+  test.each([1, 3, 7, 1000])('lines arrive whole and in order when the file takes %i bytes a write', async (max) => {
+    const { fh, text } = shortWriter(max);
+    const lines = ['{"a":1}\n', '{"b":"é—"}\n', '\n', '{"c":[1,2,3]}\n'];
+    await writeAll(fh, lines.map((l) => Buffer.from(l)));
+    expect(text()).toBe(lines.join(''));
+  });
+
+  test('a file that takes nothing is an error, not a loop', async () => {
+    const { fh } = shortWriter(0);
+    await expect(writeAll(fh, [Buffer.from('x\n')])).rejects.toThrow('took no bytes');
   });
 });
