@@ -17,6 +17,12 @@ const SECRET_WORDS = new Set([
 /** `<qualifier> key|token` pairs (api key, bearer token, hf_token, …) are secrets; a bare `max_tokens` is not. */
 const PAIR_QUALIFIERS = new Set(['api', 'access', 'refresh', 'bearer', 'auth', 'session', 'id', 'private', 'secret', 'client', 'hf', 'signing', 'encryption', 'master']);
 const PAIR_HEADS = new Set(['key', 'token']);
+/**
+ * Any of the words judgeKey accepts, anywhere, case-insensitively: a text holding none cannot carry a
+ * secret key (keyWords only splits and lower-cases, so every word it yields is a substring of the key).
+ * Built from the same sets, so the two can never disagree.
+ */
+const SECRET_KEY_HINT = new RegExp([...SECRET_WORDS, ...PAIR_HEADS].join('|'), 'i');
 
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
 // Indentation is whitespace other than a line terminator (what `^` under the m flag starts after): with
@@ -103,7 +109,6 @@ function sanitizeText(s: string): string {
   return out;
 }
 
-const SECRET_KEY_HINT = /pass|secret|credential|auth|bearer|cookie|key|token|hft/i;
 
 function isIniKeyChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2e || c === 0x2d;
@@ -116,8 +121,7 @@ function isIniKeyChar(c: number): boolean {
  * indentation, the separator the first non-space after it; a test holds this to the regex.
  */
 export function redactOneIniLine(s: string): string {
-  // Every secret key holds one of these words (keyWords lower-cases its parts), so a text without any
-  // cannot carry one: no key is cut out of it to be judged.
+  // A text with no secret word cannot carry a secret key: no key is cut out of it to be judged.
   if (!SECRET_KEY_HINT.test(s)) return s;
   const keyStart = skipJsSpace(s, 0);
   let keyEnd = keyStart;

@@ -9,7 +9,6 @@ import type { EvidenceLedger, EvidenceRecord } from './types';
 
 export const CHART_MARKER = 'Patient records (most recent first):';
 
-
 export interface ChatMessageLike {
   role?: unknown;
   content?: unknown;
