@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, spawnBenchChild, type BenchChild } from './child';
 
-let built: { dir: string; entry: string } | undefined;
+/** Compiled hubs by source root: this checkout's, and a baseline revision's (bench/revisions.ts). */
+const built = new Map<string, { dir: string; entry: string }>();
 
 function tsFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -25,30 +26,36 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Compiles server/** plus the hub entry to a temporary directory once; returns the entry's path. */
-export function buildHubJs(): string {
-  if (built) return built.entry;
+/**
+ * Compiles `root`'s server/** plus its hub entry (bench/support) to a temporary directory once; returns the
+ * entry's path. `root` is this checkout unless a benchmark compares another revision's sources.
+ */
+export function buildHubJs(root = ROOT): string {
+  const done = built.get(root);
+  if (done) return done.entry;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-hub-'));
   process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
-  const files = [...tsFiles(path.join(ROOT, 'server')), path.join(__dirname, 'hub-process.ts'), path.join(__dirname, 'child.ts'), path.join(__dirname, 'alloc-sampler.ts')];
+  const support = path.join(root, 'bench/support');
+  const files = [...tsFiles(path.join(root, 'server')), ...['hub-process.ts', 'child.ts', 'alloc-sampler.ts'].map((f) => path.join(support, f))];
   for (const file of files) {
     const { code } = transformSync(fs.readFileSync(file, 'utf8'), {
       filename: file,
       module: { type: 'commonjs' },
       jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
     });
-    const target = path.join(out, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
+    const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, code);
   }
-  built = { dir: out, entry: path.join(out, 'bench/support/hub-process.js') };
-  return built.entry;
+  const entry = path.join(out, 'bench/support/hub-process.js');
+  built.set(root, { dir: out, entry });
+  return entry;
 }
 
 /** Removes the compiled hub (once its children are stopped) where no 'exit' handler runs: a jest test file's sandbox. */
 export function removeHubJs(): void {
-  if (built) fs.rmSync(built.dir, { recursive: true, force: true });
-  built = undefined;
+  for (const { dir } of built.values()) fs.rmSync(dir, { recursive: true, force: true });
+  built.clear();
 }
 
 /**
@@ -97,16 +104,20 @@ export async function scrapeLoopLag(hubUrl: string): Promise<LoopLag> {
   return { maxMs: gauge('max'), p99Ms: gauge('p99'), p50Ms: gauge('p50'), meanMs: gauge('mean') };
 }
 
-/** A hub child on loopback, configured from `env` (LLM_BASE_URL at least), tracing into a temporary directory. */
-export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean; inheritEnv?: boolean } = {}): Promise<SpawnedHub> {
-  const entry = buildHubJs();
+/**
+ * A hub child on loopback, configured from `env` (LLM_BASE_URL at least), tracing into a temporary directory.
+ * `opts.root`: run the hub of another source tree (a baseline revision), with its own profiles and prompts.
+ */
+export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean; inheritEnv?: boolean; root?: string } = {}): Promise<SpawnedHub> {
+  const root = opts.root ?? ROOT;
+  const entry = buildHubJs(root);
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-trace-'));
   const profDir = process.env.BENCH_HUB_CPU_PROF;
   try {
     const interval = process.env.BENCH_HUB_CPU_PROF_INTERVAL_US;
     const prof = profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir), ...(interval ? ['--cpu-prof-interval', interval] : [])] : [];
     const extra = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const flags = [...productNodeFlags(), ...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
+    const flags = [...productNodeFlags(root), ...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
     const child = await spawnBenchChild([...flags, entry], {
       inheritEnv: opts.inheritEnv,
       env: {
@@ -120,7 +131,7 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
         KNOWLEDGE_DB_PATH: ':memory:',
         ...env,
         ...(process.env.BENCH_HUB_NODE_OPTIONS !== undefined ? { NODE_OPTIONS: process.env.BENCH_HUB_NODE_OPTIONS } : {}),
-        BENCH_HUB_ROOT: ROOT,
+        BENCH_HUB_ROOT: root,
         NODE_PATH: path.join(ROOT, 'node_modules'),
       },
     });

@@ -1,0 +1,132 @@
+/**
+ * Hub CPU of this checkout against a baseline revision, in one run: `npm run bench:revisions -- <git-ref>`
+ * (or BENCH_BASELINE_REF; default HEAD, i.e. uncommitted changes against the last commit). For a change
+ * meant to leave behaviour and cost alone (a refactor), this is the figure that says whether it did.
+ * The baseline's server/, bench/support/, profiles/ and prompts/ are taken from git into a temporary folder
+ * and compiled like this checkout's; both hubs run in their own processes against one fake router child.
+ * Each round measures, for both hubs in alternating order (so drift in the machine's speed falls on both):
+ * - hub CPU per checked turn: blocking single-12b-checked turns on a BENCH_REVISION_RECORDS-record chart;
+ * - hub CPU per leg: blocking Answer legs on the 40-record chart of the leg-overhead bench, one at a time.
+ * CPU is process.cpuUsage() of the hub child, asked over IPC before and after. Prints the median of the
+ * rounds per revision and the ratio this / baseline. Writes bench/results/revisions.json.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { ROOT } from './support/child';
+import { CHART as LEG_CHART, HUB_MODEL as LEG_MODEL } from './leg-overhead';
+import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
+import { runAsMain, writeResult } from './support/results';
+import { spawnHub, type SpawnedHub } from './support/spawn-hub';
+import { spawnFakeRouter } from './support/spawn-router';
+
+const ROUNDS = Number(process.env.BENCH_REVISION_ROUNDS ?? 5);
+const TURNS = Number(process.env.BENCH_REVISION_TURNS ?? 60);
+const LEGS = Number(process.env.BENCH_REVISION_LEGS ?? 600);
+const RECORDS = Number(process.env.BENCH_REVISION_RECORDS ?? 365);
+const WARMUP_TURNS = 40;
+const WARMUP_LEGS = 1000;
+const CHECKED = 'single-12b-checked';
+/** What the baseline needs of its own tree to run as a hub child. */
+const TREE_PARTS = ['server', 'bench/support', 'profiles', 'prompts', 'package.json'];
+
+/** The baseline's sources, extracted from git into a temporary folder (removed at exit). */
+function extractRevision(ref: string): { root: string; commit: string } {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-baseline-'));
+  process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
+  const tar = execFileSync('git', ['archive', '--format=tar', commit, ...TREE_PARTS], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', root], { input: tar });
+  return { root, commit };
+}
+
+async function post(pool: Pool, payload: string): Promise<void> {
+  const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: payload });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);
+}
+
+/** Hub CPU (ms) per request over `n` requests sent one at a time. */
+async function cpuPerRequest(hub: SpawnedHub, pool: Pool, payload: string, n: number): Promise<number> {
+  const before = await hub.usage();
+  for (let i = 0; i < n; i++) await post(pool, payload);
+  const after = await hub.usage();
+  return (after.cpuUs - before.cpuUs) / 1000 / n;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+interface Side {
+  name: string;
+  hub: SpawnedHub;
+  pool: Pool;
+  turnMs: number[];
+  legMs: number[];
+}
+
+export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? process.argv[2] ?? 'HEAD') {
+  const baseline = extractRevision(ref);
+  const router = await spawnFakeRouter({ models: [MODEL] }, productScripts());
+  const sides: Side[] = [];
+  try {
+    for (const [name, root] of [['this checkout', ROOT], [`baseline ${baseline.commit.slice(0, 10)}`, baseline.root]] as const) {
+      const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl }, { root });
+      sides.push({ name, hub, pool: new Pool(hub.url, { connections: 1 }), turnMs: [], legMs: [] });
+    }
+    const turn = JSON.stringify(productRequest(CHECKED, RECORDS));
+    const leg = JSON.stringify({ model: LEG_MODEL, messages: [{ role: 'user', content: LEG_CHART }, { role: 'user', content: QUESTION }] });
+    for (const side of sides) {
+      await cpuPerRequest(side.hub, side.pool, turn, WARMUP_TURNS);
+      await cpuPerRequest(side.hub, side.pool, leg, WARMUP_LEGS);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of order) side.turnMs.push(await cpuPerRequest(side.hub, side.pool, turn, TURNS));
+      for (const side of order) side.legMs.push(await cpuPerRequest(side.hub, side.pool, leg, LEGS));
+    }
+    const [current, base] = sides;
+    const summary = (s: Side) => ({ revision: s.name, checked_turn_cpu_ms: median(s.turnMs), leg_cpu_ms: median(s.legMs), checked_turn_rounds_ms: s.turnMs, leg_rounds_ms: s.legMs });
+    return {
+      baseline_ref: ref,
+      baseline_commit: baseline.commit,
+      rounds: ROUNDS,
+      turns_per_round: TURNS,
+      legs_per_round: LEGS,
+      chart_records: RECORDS,
+      current: summary(current),
+      baseline: summary(base),
+      checked_turn_ratio: median(current.turnMs) / median(base.turnMs),
+      leg_ratio: median(current.legMs) / median(base.legMs),
+    };
+  } finally {
+    for (const s of sides) {
+      await s.pool.destroy();
+      await s.hub.stop();
+    }
+    await router.stop();
+  }
+}
+
+export type RevisionsResult = Awaited<ReturnType<typeof benchRevisions>>;
+
+export function formatRevisions(r: RevisionsResult): string {
+  const line = (s: RevisionsResult['current']) => `${s.revision}: ${s.checked_turn_cpu_ms.toFixed(2)} ms per checked turn, ${s.leg_cpu_ms.toFixed(3)} ms per leg`;
+  return (
+    `hub CPU, this checkout vs ${r.baseline_ref} (median of ${r.rounds} alternating rounds; ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs per round): ` +
+    `${line(r.current)}; ${line(r.baseline)}; ratio ${r.checked_turn_ratio.toFixed(3)} × per checked turn, ${r.leg_ratio.toFixed(3)} × per leg`
+  );
+}
+
+export async function runRevisionsBench(): Promise<RevisionsResult> {
+  const r = await benchRevisions();
+  writeResult('revisions', r);
+  return r;
+}
+
+if (require.main === module) runAsMain('revisions', runRevisionsBench, formatRevisions);
