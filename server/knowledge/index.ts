@@ -15,11 +15,13 @@
  */
 import express, { type RequestHandler } from 'express';
 import { HubError } from '../errors';
-import { sendError } from '../http/errors';
+import { sendError } from '../wire/errors';
 import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
 import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
 import { KNOWLEDGE_ALL_PATHS, KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
+
+export { KNOWLEDGE_ALL_PATHS } from './http/paths';
 import type { KnowledgeService } from './service';
 import type { KnowledgeConfig } from './settings';
 
