@@ -9,7 +9,7 @@ import { loadConfig } from '../server/config';
 import { loadCatalog } from '../server/profiles/catalog';
 import { SourceRegistry } from '../server/context/registry';
 import { inlineSource } from '../server/context/sources/inline';
-import { createKnowledgeBaseSource, knowledgeSourceSettings } from '../server/context/sources/knowledge-base';
+import { createKnowledgeBaseSource, knowledgeSourceSettings } from '../server/knowledge';
 import { createTurn } from '../server/engine/run';
 import { drainTurn } from '../server/engine/drain';
 import { turnTrace } from '../server/trace/turn-trace';

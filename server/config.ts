@@ -10,7 +10,7 @@ import path from 'node:path';
 import { trimEndChars } from './text-scan';
 import type { DrugSafetySettings } from './checks/drug-safety';
 import { KNOWLEDGE_SETTING_DOCS, knowledgeSettings, type KnowledgeConfig } from './knowledge/settings';
-import { KNOWLEDGE_SOURCE_SETTING_DOCS, knowledgeSourceSettings, type KnowledgeSourceSettings } from './context/sources/knowledge-base/settings';
+import { KNOWLEDGE_SOURCE_SETTING_DOCS, knowledgeSourceSettings, type KnowledgeSourceSettings } from './knowledge/context-source/settings';
 
 export type AnchorSetting = 'wall_clock' | 'latest_record' | string;
 

@@ -16,8 +16,7 @@ import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
 import { requiredModels } from './profiles/types';
-import { openHubKnowledge, type HubKnowledge } from './knowledge';
-import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
+import { createKnowledgeBaseSource, needsEmbeddedEngine, openHubKnowledge, type HubKnowledge } from './knowledge';
 
 export interface RunningHub {
   server: Server;

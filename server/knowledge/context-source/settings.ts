@@ -4,8 +4,8 @@
  * HTTP), and how much of the ledger it may take. Parsed here, reported through config.ts (`Config.knowledgeSource`,
  * these docs spread into its SETTINGS list). `fail` throws the caller's ConfigError (no import cycle).
  */
-import { int, raw } from '../../../knowledge/settings';
-import { trimEndChars } from '../../../text-scan';
+import { int, raw } from '../settings';
+import { trimEndChars } from '../../text-scan';
 
 export interface KnowledgeSourceSettings {
   /** `auto`: HTTP when `locusBaseUrl` is set, else the hub's knowledge engine in process; `off`: every fetch is empty. */
