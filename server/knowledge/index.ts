@@ -22,11 +22,11 @@ import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
 import { KNOWLEDGE_ALL_PATHS, KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
 
 export { KNOWLEDGE_ALL_PATHS } from './http/paths';
-export { createKnowledgeBaseSource, KNOWLEDGE_SOURCE_SETTING_DOCS, knowledgeSourceSettings, needsEmbeddedEngine, type KnowledgeBaseSource, type KnowledgeSourceSettings } from './context-source';
+export { createKnowledgeBaseSource, type KnowledgeBaseSource } from './context-source';
 import type { KnowledgeService } from './service';
-import type { KnowledgeConfig } from './settings';
+import type { KnowledgeConfig } from '../config';
 
-export type { KnowledgeConfig } from './settings';
+export type { KnowledgeConfig } from '../config';
 export type { KnowledgeService } from './service';
 
 /** What `GET /` says of the knowledge routes. */

@@ -11,10 +11,9 @@ import { emptyLedger, type EvidenceLedger } from '../../context/types';
 import type { PipelineDeps } from '../pipeline/types';
 import { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, mapContext } from './mapping';
 import { patientContext } from './patient';
-import type { KnowledgeSourceSettings } from './settings';
+import type { KnowledgeSourceSettings } from '../../config';
 import { httpTransport, inProcessTransport, KnowledgeCallError, type KnowledgeTransport } from './transport';
 
-export { KNOWLEDGE_SOURCE_SETTING_DOCS, knowledgeSourceSettings, needsEmbeddedEngine, type KnowledgeSourceSettings } from './settings';
 
 /** Locus's request schema bounds the query. */
 const QUERY_MAX = 8000;
