@@ -5,17 +5,17 @@
  * (what any JSON gateway must do). Writes bench/results/engine-cpu.json.
  */
 import path from 'node:path';
-import { loadConfig } from '../server/config';
+import { knowledgeSourceSettings, loadConfig } from '../server/config';
 import { loadCatalog } from '../server/profiles/catalog';
 import { SourceRegistry } from '../server/context/registry';
 import { inlineSource } from '../server/context/sources/inline';
-import { createKnowledgeBaseSource, knowledgeSourceSettings } from '../server/context/sources/knowledge-base';
+import { createKnowledgeBaseSource } from '../server/knowledge';
 import { createTurn } from '../server/engine/run';
 import { drainTurn } from '../server/engine/drain';
 import { turnTrace } from '../server/trace/turn-trace';
 import { sanitizedJson } from '../server/sanitize';
-import { chatCompletion } from '../server/http/openai-shapes';
-import { parseChatRequest } from '../server/http/schemas';
+import { chatCompletion } from '../server/wire/openai-shapes';
+import { parseChatRequest } from '../server/chat';
 import { writeResult } from './support/results';
 import { syntheticChart } from '../test/support/synthetic-chart';
 import { CLEAN_INDEPTH_REVIEW, CLEAN_REVIEW, MARK, factChecker, found } from '../test/support/checkers';
@@ -23,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..');
 const config = loadConfig({ HUB_ANCHOR: '2026-03-10', LOG_LEVEL: 'silent' }, ROOT);
 const catalog = loadCatalog({ profilesPath: config.profilesPath, promptsDir: config.promptsDir });
 // Product profiles name the knowledge-base source as supplemental: registered, off (this bench is the chart's work).
-const knowledgeOff = createKnowledgeBaseSource(knowledgeSourceSettings({ KNOWLEDGE_SOURCE: 'off' }, (v, why) => { throw new Error(`${v}: ${why}`); }), { engine: null });
+const knowledgeOff = createKnowledgeBaseSource(knowledgeSourceSettings({ KNOWLEDGE_SOURCE: 'off' }), { engine: null });
 const sources = new SourceRegistry([inlineSource({ maxChartRecords: 20000 }), knowledgeOff.source]);
 const text = (m: any[]) => m.map((x) => x.content).join('\n');
 const checker = factChecker((p) => [found(p.statement)]);

@@ -1,8 +1,6 @@
-/** Builds the express app from explicit dependencies (no globals). */
-import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+/** Builds the express app from explicit dependencies (no globals): wiring only, each family through its door. */
+import express from 'express';
 import type { Config } from './config';
-import { HubError } from './errors';
 import type { Logger } from './logger';
 import type { RouterClient } from './llm/types';
 import type { Catalog } from './profiles/catalog';
@@ -14,17 +12,19 @@ import { reduceUrl } from './sanitize';
 import type { TraceSink } from './trace/writer';
 import type { HubMetrics } from './metrics';
 import type { DrugSafety } from './checks/drug-safety';
-import type { KnowledgeRoutesStatus } from './knowledge';
-import { KNOWLEDGE_ALL_PATHS } from './knowledge/http/paths';
+import { KNOWLEDGE_ALL_PATHS, type KnowledgeRoutesStatus } from './knowledge';
 import { LEVELS_SCHEMA } from './profiles/levels-schema';
-import { apiKeyAuth } from './http/auth';
-import { sendError } from './http/errors';
-import { jsonBody } from './http/body';
+import { jsonBody } from './wire/body';
+import { accessLog } from './http/middleware/access-log';
+import { apiKeyAuth } from './http/middleware/auth';
+import { cors } from './http/middleware/cors';
+import { notFound, unhandledError } from './http/middleware/errors';
+import { requestId } from './http/middleware/request-id';
 import { buildOpenApi } from './http/openapi';
-import { chatCompletionsHandler } from './http/routes/chat-completions';
 import { mountMeta } from './http/routes/meta';
 import { mountAdmin } from './http/routes/admin';
-import { modelsHandler } from './http/routes/models';
+import { mountMetrics } from './http/routes/metrics';
+import { chatRouter } from './chat';
 import { CATALYST_PATH_PREFIX, catalystRouter } from './catalyst';
 import { pathGate } from './http/path-gate';
 import { preconnectModelBackend } from './http/preconnect';
@@ -53,40 +53,6 @@ export interface AppDeps {
   knowledge?: { routes: express.Router; status: KnowledgeRoutesStatus } | null;
 }
 
-function cors(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Methods', '*');
-  res.setHeader('Access-Control-Allow-Headers', '*');
-  if (_req.method === 'OPTIONS') {
-    res.status(204).end();
-    return;
-  }
-  next();
-}
-
-function requestId(req: Request, res: Response, next: NextFunction): void {
-  const given = req.header('x-request-id');
-  const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-  res.locals.requestId = id;
-  res.setHeader('x-request-id', id);
-  next();
-}
-
-function accessLog(logger: Logger, metrics: HubMetrics | null) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const started = performance.now();
-    res.on('close', () => {
-      const seconds = (performance.now() - started) / 1000;
-      metrics?.observeRequest(req.path, req.method, res.statusCode, seconds, typeof res.locals.errorCode === 'string' ? res.locals.errorCode : null);
-      logger.info(
-        { request_id: res.locals.requestId, method: req.method, route: req.path, profile: res.locals.profile, status: res.statusCode, duration_ms: Math.round(performance.now() - started), aborted: !res.writableFinished },
-        'request',
-      );
-    });
-    next();
-  };
-}
-
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -102,22 +68,13 @@ export function createApp(deps: AppDeps): express.Express {
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   const router = express.Router();
   mountMeta(router, { startedAt, backendStatus: deps.backendStatus ?? (() => ({ type: 'router', ready: null, url: reduceUrl(deps.config.llmBaseUrl) })), openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)), knowledge: deps.knowledge?.status ?? null });
-  const metrics = deps.metrics;
-  if (metrics) {
-    router.get('/metrics', async (_req: Request, res: Response) => {
-      res.setHeader('Content-Type', metrics.registry.contentType);
-      res.end(await metrics.registry.metrics());
-    });
-  }
+  if (deps.metrics) mountMetrics(router, deps.metrics);
   mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
-  router.get('/v1/models', modelsHandler({ router: deps.router, profiles: () => deps.catalog.profiles }));
   router.use(pathGate(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }), { prefixes: [CATALYST_PATH_PREFIX] }));
-  router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
+  // The chat family: `GET /v1/models` and `POST /v1/chat/completions` (neither lies under the Catalyst prefix).
+  router.use(chatRouter({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
-  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    deps.logger.error({ err: err instanceof Error ? err.name : 'unknown', request_id: res.locals.requestId }, 'unhandled error');
-    sendError(res, err);
-  });
+  app.use(notFound);
+  app.use(unhandledError(deps.logger));
   return app;
 }

@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { createApp } from './app';
-import { loadConfigOrExit, type Config } from './config';
+import { loadConfigOrExit, needsEmbeddedEngine, type Config } from './config';
 import { createLogger, type DestinationStream } from './logger';
 import { createModelBackend } from './llm/backend';
 import { loadCatalog } from './profiles/catalog';
@@ -16,8 +16,7 @@ import { TraceWriter } from './trace/writer';
 import { createMetrics } from './metrics';
 import { ProfileConfigError } from './profiles/compiler';
 import { requiredModels } from './profiles/types';
-import { openHubKnowledge, type HubKnowledge } from './knowledge';
-import { createKnowledgeBaseSource, needsEmbeddedEngine } from './context/sources/knowledge-base';
+import { createKnowledgeBaseSource, openHubKnowledge, type HubKnowledge } from './knowledge';
 
 export interface RunningHub {
   server: Server;

@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { ModelInventory, RouterClient } from '../llm/types';
 import type { Catalog } from '../profiles/catalog';
 import { requiredModels, type Profile } from '../profiles/types';
-import { availability, backendInventory } from '../http/routes/models';
+import { availability, backendInventory } from '../llm/model-availability';
 import { profileEvidence, queryPolicies, queryProfiles, roleKnobs, roleModels } from './query-profiles';
 
 export interface DiscoveryDeps {

@@ -7,8 +7,8 @@
  */
 import type { Request, Response } from 'express';
 import { HubError, isAbortError } from '../errors';
-import { sendError } from '../http/errors';
-import { chatCompletion } from '../http/openai-shapes';
+import { sendError } from '../wire/errors';
+import { chatCompletion } from '../wire/openai-shapes';
 import type { ChatRequest, RouterClient } from '../llm/types';
 import { advertisedModels, type AdvertisedModels } from './advertised-models';
 import { parseRawGenerateRequest, type RawGenerateBody } from './request-schemas';

@@ -6,7 +6,7 @@
 import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import { HubError } from '../errors';
 import type { ChatMessage } from '../llm/types';
-import { tooDeepError, tooDeepField } from '../http/schemas';
+import { tooDeepError, tooDeepField } from '../wire/body-depth';
 
 const CALLER_MESSAGE = {
   type: 'object',

@@ -7,7 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import { HubError, isAbortError } from '../errors';
-import { sendError } from '../http/errors';
+import { sendError } from '../wire/errors';
 import type { LocalTokenizer } from '../llm/tokens';
 import type { CallOptions, ChatMessage, ChatRequest, ChatResult, RouterClient, SlotEvidence } from '../llm/types';
 import type { Catalog } from '../profiles/catalog';

@@ -1,8 +1,7 @@
 /** The OpenAPI 3.1 document, built from the same schemas ajv validates with (decision 14). */
 import { WIRE_SCHEMAS } from './schemas';
 import { CATALYST_WIRE_SCHEMAS, catalystOpenApiPaths } from '../catalyst';
-import { KNOWLEDGE_SCHEMAS } from '../knowledge/http/schemas';
-import { knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from '../knowledge/http/openapi';
+import { KNOWLEDGE_SCHEMAS, knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from '../knowledge';
 
 function stripIds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(stripIds);

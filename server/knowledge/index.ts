@@ -15,16 +15,21 @@
  */
 import express, { type RequestHandler } from 'express';
 import { HubError } from '../errors';
-import { sendError } from '../http/errors';
+import { sendError } from '../wire/errors';
 import type { Logger } from '../logger';
 import type { RouterClient } from '../llm/types';
 import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
 import { KNOWLEDGE_ALL_PATHS, KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
 import type { KnowledgeService } from './service';
-import type { KnowledgeConfig } from './settings';
+import type { KnowledgeConfig } from '../config';
 
-export type { KnowledgeConfig } from './settings';
+export type { KnowledgeConfig } from '../config';
 export type { KnowledgeService } from './service';
+// What the hub's app, main and /openapi.json take from the knowledge layer.
+export { KNOWLEDGE_ALL_PATHS } from './http/paths';
+export { createKnowledgeBaseSource, type KnowledgeBaseSource } from './context-source';
+export { KNOWLEDGE_SCHEMAS } from './http/schemas';
+export { knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from './http/openapi';
 
 /** What `GET /` says of the knowledge routes. */
 export interface KnowledgeRoutesStatus {

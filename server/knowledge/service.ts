@@ -14,11 +14,11 @@ import { createEmbedder, type ClosableEmbedder } from './embedder';
 import { knowledgeClients, type KnowledgeClient } from './http/auth';
 import { loadContent, type LoadReport } from './loader';
 import type { KnowledgeModel, PipelineDeps } from './pipeline/types';
-import type { KnowledgeConfig } from './settings';
+import type { KnowledgeConfig } from '../config';
 import { createKnowledgeStore } from './store';
 import type { KnowledgeStore } from './store/port';
 
-export type { KnowledgeConfig } from './settings';
+export type { KnowledgeConfig } from '../config';
 
 export interface KnowledgeServiceDeps {
   logger: Logger;

@@ -5,7 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { HEARTBEAT_FRAME, formatSseEvent } from '../../server/http/sse';
+import { HEARTBEAT_FRAME, formatSseEvent } from '../../server/chat/sse';
 import { parseChartSearchStream, type ChartSearchStreamResult } from '../support/chartsearch-sse';
 
 const FIXTURE = path.resolve(__dirname, '../../../shared/conformance/dual-provider-conformance.v1.json');

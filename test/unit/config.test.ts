@@ -81,4 +81,29 @@ describe('loadConfig', () => {
       expect(readme).toContain(`\`${s.name}\``);
     }
   });
+
+  test('the README settings table and env.recommended name exactly the variables the parser knows', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Configuration\n'), readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1));
+    const documented = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]).sort();
+    const recommended = [...fs.readFileSync(path.join(ROOT, 'env.recommended'), 'utf8').matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]).sort();
+    const known = SETTINGS.map((s) => s.name).sort();
+    expect(new Set(known).size).toBe(known.length);
+    expect(documented).toEqual(known);
+    expect(recommended).toEqual(known);
+  });
+
+  test('only the settings module reads the environment', () => {
+    // Every variable goes through the one table: a stray process.env read elsewhere would escape its validation and docs.
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (file.endsWith('.ts') && !file.startsWith(path.join(ROOT, 'server', 'config') + path.sep) && /process\.env\.[A-Z]|process\.env\[/.test(fs.readFileSync(file, 'utf8'))) offenders.push(path.relative(ROOT, file));
+      }
+    };
+    walk(path.join(ROOT, 'server'));
+    expect(offenders).toEqual([]);
+  });
 });

@@ -11,7 +11,7 @@ import { compiledConstantSchemas, constantSchemaAjv } from '../../server/json-sc
 import '../../server/catalyst/request-schemas';
 import '../../server/profiles/compiler';
 import '../../server/checks/drug-safety/package-schema';
-import '../../server/http/schemas';
+import '../../server/chat/request-schema';
 import '../../server/knowledge/http/auth';
 import '../../server/knowledge/loader/schemas';
 import '../../server/llm/embedded/manifest';

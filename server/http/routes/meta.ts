@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Router } from 'express';
 import { HubError } from '../../errors';
 import type { BackendStatus } from '../../llm/backend-status';
-import { sendError } from '../errors';
+import { sendError } from '../../wire/errors';
 
 /** Reading the resident set size costs about a millisecond here: /health reuses a reading this young. */
 const MEMORY_READING_MS = 1000;

@@ -6,8 +6,8 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { HubError, isAbortError } from '../../errors';
-import { sendError } from '../../http/errors';
-import { jsonBody } from '../../http/body';
+import { sendError } from '../../wire/errors';
+import { jsonBody } from '../../wire/body';
 import type { Logger } from '../../logger';
 import { runAnswer } from '../pipeline/answer-v1';
 import { runContext } from '../pipeline/context';

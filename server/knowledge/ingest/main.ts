@@ -9,7 +9,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { createRouterClient } from '../../llm/router-client';
 import type { RouterClient } from '../../llm/types';
 import { createEmbedder, type ClosableEmbedder } from '../embedder';
-import { knowledgeSettings } from '../settings';
+import { knowledgeSettings, raw, readVariable } from '../../config';
 import { createKnowledgeStore } from '../store';
 import type { KnowledgeStore } from '../store/port';
 import { formatDiff } from './diff';
@@ -83,18 +83,16 @@ export function formatSummary(r: IngestReport, dryRun: boolean): string {
 
 async function main(): Promise<void> {
   const args = parseCli(process.argv.slice(2));
-  const settings = knowledgeSettings(process.env, ROOT, (variable, message) => {
-    throw new Error(`${variable}: ${message}`);
-  });
+  const settings = knowledgeSettings(process.env, ROOT);
   let router: RouterClient | null = null;
   let store: KnowledgeStore | null = null;
   let embedder: ClosableEmbedder | null = null;
   const progress = progressReporter();
   try {
     if (args.extractor === 'model') {
-      const baseUrl = process.env.LLM_BASE_URL?.trim();
+      const baseUrl = raw(process.env, 'LLM_BASE_URL');
       if (!baseUrl) throw new Error('--extractor model needs the router at LLM_BASE_URL');
-      router = createRouterClient({ baseUrl, apiKey: process.env.LLM_API_KEY ?? '', maxConcurrency: 1, maxQueue: 4, connectTimeoutMs: 10_000, idleTimeoutMs: 600_000, discoveryTimeoutMs: 5_000 });
+      router = createRouterClient({ baseUrl, apiKey: readVariable({ env: process.env, root: ROOT }, 'LLM_API_KEY'), maxConcurrency: 1, maxQueue: 4, connectTimeoutMs: 10_000, idleTimeoutMs: 600_000, discoveryTimeoutMs: 5_000 });
     }
     if (args.store) {
       embedder = createEmbedder(settings.embedder);

@@ -5,7 +5,7 @@
  * derived from the complete ledger alone, so every stage of one turn reads the same thing.
  */
 import type { EvidenceLedger } from '../../types';
-import { KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from './mapping';
+import { KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from './names';
 
 const MAX_LINES = 12;
 

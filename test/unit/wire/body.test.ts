@@ -9,8 +9,8 @@ import zlib from 'node:zlib';
 import express from 'express';
 import iconv from 'iconv-lite';
 import { LoopSlice } from '../../../server/event-loop';
-import { decodeUtf8InSlices, jsonBody, readSlicedBody } from '../../../server/http/body';
-import { MAX_BODY_DEPTH } from '../../../server/http/schemas';
+import { decodeUtf8InSlices, jsonBody, readSlicedBody } from '../../../server/wire/body';
+import { MAX_BODY_DEPTH } from '../../../server/wire/body-depth';
 
 function lcg(seed: number): () => number {
   let x = seed;

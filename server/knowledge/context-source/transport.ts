@@ -5,10 +5,10 @@
  * undici connection set, a whole-call deadline joined with the turn's abort signal). Both give the same
  * `ContextResponse`; the in-process one also gives each MKU's document licence, which the wire omits.
  */
-import { compileKnowledgeSchema } from '../../../knowledge/http/validate';
-import { runContext } from '../../../knowledge/pipeline/context';
-import type { ContextRequest, ContextResponse, PipelineDeps } from '../../../knowledge/pipeline/types';
-import { closePool, Pool } from '../../../llm/undici-pool';
+import { compileKnowledgeSchema } from '../http/validate';
+import { runContext } from '../pipeline/context';
+import type { ContextRequest, ContextResponse, PipelineDeps } from '../pipeline/types';
+import { closePool, Pool } from '../../llm/undici-pool';
 
 export interface ContextCall {
   response: ContextResponse;

@@ -1,10 +1,11 @@
 /**
  * Nesting depth of a JSON body, read from its raw bytes before it is parsed. JSON.parse accepts any
  * depth but is slow on deep input (a 100,000-level body held the event loop for 50–80 ms), and the hub
- * refuses anything deeper than MAX_BODY_DEPTH anyway (schemas.ts): a body that deep is refused here,
+ * refuses anything deeper than MAX_BODY_DEPTH anyway (below): a body that deep is refused here,
  * naming the same field, without being parsed. One pass over the bytes; every JSON structural
  * character is ASCII, so UTF-8 multi-byte sequences never look like one.
  */
+import { HubError } from '../errors';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -66,4 +67,40 @@ function memberName(buf: Uint8Array, open: number, close: number): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Deepest nesting of arrays and objects a chat body may have (the body itself is level 1; OpenAI
+ * content parts sit at level 5, a caller's JSON schema a few levels further). JSON.parse accepts any
+ * depth, but the hub's own recursive work (JSON.stringify of message content, prompts, router bodies,
+ * traces) overflows the stack at a few thousand levels: a deeper body must be refused up front, as
+ * bad input, rather than fail later as an internal error or a lost turn (decision 11).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The first top-level field whose value nests deeper than `maxDepth` levels counted from the body,
+ * '' when the body itself is too deep without one, null when within bounds. Iterative on purpose: a
+ * recursive walk would overflow on exactly the bodies it is meant to refuse.
+ */
+export function tooDeepField(body: unknown, maxDepth: number = MAX_BODY_DEPTH): string | null {
+  if (body === null || typeof body !== 'object') return null;
+  const fields: Array<[string, unknown]> = Array.isArray(body) ? body.map((v) => ['', v]) : Object.entries(body);
+  for (const [field, value] of fields) {
+    const stack: Array<[unknown, number]> = [[value, 2]];
+    while (stack.length > 0) {
+      const [v, depth] = stack.pop()!;
+      if (v === null || typeof v !== 'object') continue;
+      if (depth > maxDepth) return field;
+      for (const child of Array.isArray(v) ? v : Object.values(v)) {
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      }
+    }
+  }
+  return null;
+}
+
+/** 400 for a body nesting deeper than MAX_BODY_DEPTH, naming the top-level field ('' = the body itself). */
+export function tooDeepError(field: string): HubError {
+  return new HubError('invalid_request_error', 400, `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
 }

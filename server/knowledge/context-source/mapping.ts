@@ -6,14 +6,13 @@
  * cross-refs in the preamble (the writer sees the tension but cannot cite it), fallback chunks left out
  * (non-adjudicated text is never citable). Pure: plain data in, plain data out.
  */
-import type { ContextResponse, MkuResult } from '../../../knowledge/pipeline/types';
-import type { EvidenceLedger, EvidenceRecord } from '../../types';
+import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
+import { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from '../../context/sources/knowledge-base';
+import type { ContextResponse, MkuResult } from '../pipeline/types';
 
-export const KNOWLEDGE_SOURCE_NAME = 'knowledge-base';
-export const KNOWLEDGE_PRIORITY = 20;
+export { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from '../../context/sources/knowledge-base';
+
 export const KNOWLEDGE_RESOURCE_TYPE = 'KnowledgeReference';
-/** Opens the preamble block this source writes (gathered-evidence readers look for it). */
-export const NOTES_HEADER = 'Knowledge-base notes (context only, not citable):';
 
 /** Preamble note lines at most: the notes repeat safety MKUs the records already carry. */
 export const MAX_NOTES = 8;

@@ -2,8 +2,7 @@
  * The raw-bytes depth check refuses what the parsed-body check refuses, naming the same field, without
  * parsing: a 100,000-level body held the event loop for 50–80 ms in JSON.parse alone.
  */
-import { tooDeepFieldInBytes } from '../../../server/http/body-depth';
-import { MAX_BODY_DEPTH, tooDeepField } from '../../../server/http/schemas';
+import { MAX_BODY_DEPTH, tooDeepField, tooDeepFieldInBytes } from '../../../server/wire/body-depth';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const nestArrays = (levels: number, inner = '1') => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`;

@@ -7,9 +7,9 @@ import { buildExposure } from '../../../../server/checks/drug-safety';
 import { parseEvents } from '../../../../server/checks/temporal/parse';
 import { PROVENANCE_LINE, renderLedger, renderRecordLine } from '../../../../server/context/render';
 import { explainKnowledgeBudgetFailure, knowledgeGathered } from '../../../../server/context/sources/knowledge-base';
-import { mapContext, MAX_NOTES, NOTES_HEADER, recordAttribution, toRecord } from '../../../../server/context/sources/knowledge-base/mapping';
-import { patientContext } from '../../../../server/context/sources/knowledge-base/patient';
-import { knowledgeSourceSettings } from '../../../../server/context/sources/knowledge-base/settings';
+import { mapContext, MAX_NOTES, NOTES_HEADER, recordAttribution, toRecord } from '../../../../server/knowledge/context-source/mapping';
+import { patientContext } from '../../../../server/knowledge/context-source/patient';
+import { knowledgeSourceSettings } from '../../../../server/config';
 import type { EvidenceLedger, EvidenceRecord } from '../../../../server/context/types';
 import { resolveReferences } from '../../../../server/engine/references';
 import { contextError, HubError } from '../../../../server/errors';
@@ -187,16 +187,12 @@ describe('patient context from the primary ledger', () => {
 });
 
 describe('settings', () => {
-  const fail = (variable: string, message: string): never => {
-    throw new Error(`${variable}: ${message}`);
-  };
-
   test('defaults: auto, in process, 10 s, 8 mandatory, k 5, no key', () => {
-    expect(knowledgeSourceSettings({}, fail)).toEqual({ mode: 'auto', locusBaseUrl: null, locusApiKey: '', timeoutMs: 10_000, maxMandatory: 8, k: 5 });
+    expect(knowledgeSourceSettings({})).toEqual({ mode: 'auto', locusBaseUrl: null, locusApiKey: '', timeoutMs: 10_000, maxMandatory: 8, k: 5 });
   });
 
   test('HTTP settings (trailing slashes trimmed)', () => {
-    expect(knowledgeSourceSettings({ KNOWLEDGE_SOURCE: 'OFF', LOCUS_BASE_URL: 'http://kb:8000/base//', LOCUS_API_KEY: 'lsk_a_0', LOCUS_TIMEOUT_SECONDS: '0.5', KNOWLEDGE_MAX_MANDATORY: '0', KNOWLEDGE_SOURCE_K: '3' }, fail))
+    expect(knowledgeSourceSettings({ KNOWLEDGE_SOURCE: 'OFF', LOCUS_BASE_URL: 'http://kb:8000/base//', LOCUS_API_KEY: 'lsk_a_0', LOCUS_TIMEOUT_SECONDS: '0.5', KNOWLEDGE_MAX_MANDATORY: '0', KNOWLEDGE_SOURCE_K: '3' }))
       .toEqual({ mode: 'off', locusBaseUrl: 'http://kb:8000/base', locusApiKey: 'lsk_a_0', timeoutMs: 500, maxMandatory: 0, k: 3 });
   });
 
@@ -208,6 +204,6 @@ describe('settings', () => {
     [{ KNOWLEDGE_MAX_MANDATORY: '-1' }, 'KNOWLEDGE_MAX_MANDATORY'],
     [{ KNOWLEDGE_SOURCE_K: '2.5' }, 'KNOWLEDGE_SOURCE_K'],
   ])('%j is refused naming %s', (env, variable) => {
-    expect(() => knowledgeSourceSettings(env, fail)).toThrow(new RegExp(`^${variable}:`));
+    expect(() => knowledgeSourceSettings(env)).toThrow(new RegExp(`^${variable}:`));
   });
 });

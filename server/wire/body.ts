@@ -12,7 +12,7 @@ import { HubError } from '../errors';
 import { LoopSlice, yieldToLoop } from '../event-loop';
 import { tooDeepFieldInBytes } from './body-depth';
 import { sendError } from './errors';
-import { MAX_BODY_DEPTH, tooDeepError } from './schemas';
+import { MAX_BODY_DEPTH, tooDeepError } from './body-depth';
 
 /** Bodies larger than this (bytes) are read in slices. */
 export const SLICED_BODY_BYTES = 64 * 1024;

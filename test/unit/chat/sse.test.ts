@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { EngineEvent } from '../../../server/engine/types';
 import { HubError } from '../../../server/errors';
-import { HEARTBEAT_FRAME, flushStagedHeaders, formatSseEvent, streamStagedEvents, type StreamOutcome } from '../../../server/http/sse';
+import { HEARTBEAT_FRAME, flushStagedHeaders, formatSseEvent, streamStagedEvents, type StreamOutcome } from '../../../server/chat/sse';
 import { parseChartSearchStream } from '../../support/chartsearch-sse';
 
 /** A spec-compliant reader (splits on CR, LF and CRLF), stricter about line breaks than the module. */

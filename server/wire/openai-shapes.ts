@@ -1,6 +1,7 @@
 /** OpenAI wire shapes the hub answers with: `chat.completion` and the synthetic chunk stream (§2.1, §3.2). */
 import { randomUUID } from 'node:crypto';
-import type { Usage } from '../llm/types';
+/** The token counts of a model call (structurally `llm/types` Usage, which sits on a higher floor). */
+type Usage = { prompt_tokens: number; completion_tokens: number };
 
 /** `chatcmpl-` + 32 hex digits: a v4 UUID's (122 random bits), from Node's buffered entropy, not a fresh read per id. */
 export function completionId(): string {

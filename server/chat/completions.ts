@@ -3,19 +3,19 @@
  * envelope or non-staged chunk stream. A client disconnect aborts the turn (and its router call).
  */
 import type { Request, Response } from 'express';
-import { HubError, isAbortError } from '../../errors';
-import { drainTurn } from '../../engine/drain';
-import { runProductTurn } from '../../engine/product';
-import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from '../sse';
-import { assertRunnable, createTurn } from '../../engine/run';
-import type { EngineDeps, TurnState } from '../../engine/types';
-import { turnTrace, type TurnOutcome } from '../../trace/turn-trace';
-import type { TraceSink } from '../../trace/writer';
-import { isProductProfile } from '../../profiles/types';
-import { sendError } from '../errors';
-import { chatCompletion, chunkFrames, completionId } from '../openai-shapes';
-import { parseChatRequest } from '../schemas';
-import { drainUntilShutdown, shuttingDownError, untilShutdown } from '../shutdown';
+import { HubError, isAbortError } from '../errors';
+import { drainTurn } from '../engine/drain';
+import { runProductTurn } from '../engine/product';
+import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from './sse';
+import { assertRunnable, createTurn } from '../engine/run';
+import type { EngineDeps, TurnState } from '../engine/types';
+import { turnTrace, type TurnOutcome } from '../trace/turn-trace';
+import type { TraceSink } from '../trace/writer';
+import { isProductProfile } from '../profiles/types';
+import { sendError } from '../wire/errors';
+import { chatCompletion, chunkFrames, completionId } from '../wire/openai-shapes';
+import { parseChatRequest } from './request-schema';
+import { drainUntilShutdown, shuttingDownError, untilShutdown } from './shutdown';
 
 const ENGINE_UNWIND_LIMIT_MS = 5000;
 

@@ -4,10 +4,10 @@
  * conditions, age), plus sex where a patient line or structured patient record states it. Nothing here
  * is logged: the caller traces counts only.
  */
-import { buildExposure } from '../../../checks/drug-safety';
-import { trimEndChars } from '../../../text-scan';
-import type { PatientContext } from '../../../knowledge/pipeline/types';
-import type { EvidenceLedger, EvidenceRecord } from '../../types';
+import { buildExposure } from '../../checks/drug-safety';
+import { trimEndChars } from '../../text-scan';
+import type { PatientContext } from '../pipeline/types';
+import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
 
 /** Each list is bounded: a chart of thousands of allergies must not make the knowledge call unbounded. */
 export const PATIENT_LIST_MAX = 50;

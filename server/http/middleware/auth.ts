@@ -4,8 +4,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { HubError } from '../errors';
-import { sendError } from './errors';
+import { HubError } from '../../errors';
+import { sendError } from '../../wire/errors';
 
 export function apiKeyAuth(hashes: readonly string[]) {
   const expected = hashes.map((h) => Buffer.from(h, 'hex'));

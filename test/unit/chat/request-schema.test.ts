@@ -5,7 +5,8 @@
  * `internal_error` (non-product) or a fallback Answer (product).
  */
 import { HubError } from '../../../server/errors';
-import { MAX_BODY_DEPTH, parseChatRequest, tooDeepField } from '../../../server/http/schemas';
+import { parseChatRequest } from '../../../server/chat/request-schema';
+import { MAX_BODY_DEPTH, tooDeepField } from '../../../server/wire/body-depth';
 
 const base = { model: 'single-12b-bare', messages: [{ role: 'user', content: 'q' }] };
 

@@ -1,37 +1,8 @@
 /** `GET /v1/models`: the profile catalogue with live router availability (§2.2). Legs are never listed. */
 import type { Request, Response } from 'express';
-import type { MissingModelHint, ModelInventory, RouterClient } from '../../llm/types';
-import { requiredModels, type Profile } from '../../profiles/types';
-
-export const INVENTORY_CONTRACT = 'med-agent-hub.backend-model-inventory.v1';
-
-export interface Availability {
-  available: boolean;
-  reasons: string[];
-  /** One per reason, in the same order: the reason, and for a model what to do (the embedded engine: the file it looks for). */
-  details: UnavailableDetail[];
-}
-
-export type UnavailableDetail = { reason: string } & Partial<MissingModelHint>;
-
-const UNREACHABLE_ADVICE = 'The model backend could not be queried: check that the llama.cpp router at LLM_BASE_URL is running.';
-
-/** A model the backend knows but cannot load (a corrupt or missing GGUF file). */
-function failed(inv: ModelInventory, model: string): boolean {
-  const status = Object.hasOwn(inv.entries, model) ? inv.entries[model].status : undefined;
-  return typeof status === 'object' && status !== null && (status as { failed?: unknown }).failed === true;
-}
-
-/** Shared with the Catalyst discovery document, so both report availability the same way. */
-export function availability(profile: Profile, inv: ModelInventory): Availability {
-  if (!inv.reachable) return { available: false, reasons: ['model_backend_unreachable'], details: [{ reason: 'model_backend_unreachable', advice: UNREACHABLE_ADVICE }] };
-  const advertised = new Set(inv.ids);
-  const missing = requiredModels(profile).filter((m) => !advertised.has(m));
-  // The reason strings stay `model_not_loaded:<id>` (hub-contract §2.2: clients parse them); the file is in `details`.
-  const reasons = missing.map((m) => (failed(inv, m) ? `model_failed:${m}` : `model_not_loaded:${m}`));
-  const details = missing.map((m, i): UnavailableDetail => ({ reason: reasons[i], ...(inv.missingModel?.(m) ?? { model: m, advice: `The model backend does not list model '${m}'.` }) }));
-  return { available: reasons.length === 0, reasons, details };
-}
+import { availability, backendInventory, type Availability } from '../llm/model-availability';
+import type { ModelInventory, RouterClient } from '../llm/types';
+import { requiredModels, type Profile } from '../profiles/types';
 
 /** Effective default: the yaml default when available, else the available product profile with the lowest (priority, id). */
 export function effectiveDefault(profiles: readonly Profile[], avail: ReadonlyMap<string, Availability>): string | null {
@@ -40,10 +11,6 @@ export function effectiveDefault(profiles: readonly Profile[], avail: ReadonlyMa
   if (preferred) return preferred.id;
   const sorted = [...candidates].sort((a, b) => a.selectionPriority - b.selectionPriority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return sorted[0]?.id ?? null;
-}
-
-export function backendInventory(inv: ModelInventory) {
-  return { contract_version: INVENTORY_CONTRACT, catalog_reachable: inv.reachable, advertised_model_ids: [...inv.ids], ...(inv.notes?.length ? { notes: [...inv.notes] } : {}) };
 }
 
 export function modelsDocument(profiles: readonly Profile[], inv: ModelInventory, now = Math.floor(Date.now() / 1000)) {
