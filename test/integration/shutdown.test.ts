@@ -69,7 +69,8 @@ describe('graceful shutdown', () => {
   test('a turn that finishes within the drain period completes normally; new connections are refused', async () => {
     router.script({ match: { contains: 'DIRECT ANSWER' }, content: '{"claims":[]}', delayMs: 200 }, { content: ANSWER, delayMs: 100 });
     const pending = postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-bare', stream: true, messages }).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 50));
+    // The turn is running once its Answer call reached the router (a fixed wait lost this race on a loaded machine).
+    while (router.chatRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
     const stopped = hub.shutdown(5000);
     await new Promise((r) => setTimeout(r, 20));
     await expect(fetch(`${hub.url}/health`)).rejects.toThrow();
