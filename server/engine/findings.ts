@@ -55,7 +55,7 @@ export function answerFindings(turn: TurnState): Finding[] {
 
 /** In-Depth findings: one per mark, where = the point's number; an unavailable review is a finding too. */
 export function inDepthFindings(turn: TurnState): Finding[] {
-  const marks = ((turn.answer.inDepth?.validation as { marked?: Array<{ claim_index: number; check: string; level: string; note: string }> } | null)?.marked ?? []);
+  const marks = turn.answer.inDepth?.validation?.marked ?? [];
   const out: Finding[] = marks.map((m) => ({ check: MARK_CHECK[m.check] ?? 'date', where: m.claim_index, status: m.level === 'red' ? 'fail' : 'warn', says: m.note }));
   if (turn.review.inDepth?.status === 'unavailable') out.push({ check: 'review', where: 'answer', status: 'warn', says: 'The In-Depth review was unavailable.' });
   const error = String(turn.answer.inDepth?.error ?? '');
