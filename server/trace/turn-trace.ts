@@ -2,7 +2,6 @@
  * The trace line of one turn (§11.2 fields the hub has so far), for completed, failed and cancelled
  * turns alike. Built from the turn state only; the writer sanitises secrets and URLs.
  */
-import { stoppedAt } from '../engine/slices/outcome';
 import type { TurnState } from '../engine/types';
 
 export type TurnOutcome =
@@ -20,6 +19,13 @@ export function correlation(context: Record<string, unknown> | null | undefined)
     if ((typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') && String(v).trim() !== '') out[key] = String(v);
   }
   return out;
+}
+
+/** The stage that was running when the turn stopped early (its timing is not `completed`). */
+function stoppedAt(turn: TurnState): string | null {
+  const stages = turn.outcome.stages;
+  for (let i = stages.length - 1; i >= 0; i--) if (stages[i].status !== 'completed') return stages[i].stage;
+  return null;
 }
 
 export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {

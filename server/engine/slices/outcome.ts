@@ -49,10 +49,3 @@ export function noteShutdown(turn: HasOutcome, settled: 'late_failure' | 'error'
   own(turn).shutdown = { settled };
   recordStep(turn, { role: 'shutdown', settled });
 }
-
-/** The stage that was running when the turn stopped early (its timing is not `completed`). */
-export function stoppedAt(turn: { readonly outcome: OutcomeSlice }): string | null {
-  const stages = turn.outcome.stages;
-  for (let i = stages.length - 1; i >= 0; i--) if (stages[i].status !== 'completed') return stages[i].stage;
-  return null;
-}
