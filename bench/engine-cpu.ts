@@ -54,7 +54,7 @@ async function turnOnce(raw: string): Promise<number> {
   const profile = catalog.resolve(body.model);
   const turn = createTurn(body, profile, new AbortController().signal);
   const env = await drainTurn(turn, deps);
-  const out = JSON.stringify(chatCompletion(body.model, JSON.stringify(env), turn.usage));
+  const out = JSON.stringify(chatCompletion(body.model, JSON.stringify(env), turn.accounting.usage));
   const line = sanitizedJson(turnTrace(turn, { status: 'completed' }, { hubRevision: 'bench' }));
   return out.length + line.length;
 }

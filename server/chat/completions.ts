@@ -31,17 +31,15 @@ export interface ChatRouteDeps extends EngineDeps {
 /** The turn's figures for /metrics: time to answer_done, stage durations, and how a stream failed. */
 function observeTurn(deps: ChatRouteDeps, turn: TurnState, outcome: TurnOutcome, streamed: boolean): void {
   if (!deps.metrics) return;
-  const stages = turn.steps
-    .filter((s) => s.role === 'stage_timing')
-    .map((s) => ({ stage: String(s.stage), seconds: Number(s.duration_ms) / 1000, status: String(s.status) }));
-  const pipeline = turn.steps.find((s) => s.role === 'pipeline_error');
+  const stages = turn.outcome.stages.map((s) => ({ stage: s.stage, seconds: s.duration_ms / 1000, status: s.status }));
+  const pipeline = turn.outcome.pipelineError;
   // A blocking failure is counted once, by its HTTP error; a stream answers 200 and is counted here.
   const streamCode = streamed && outcome.status === 'failed' ? outcome.code ?? 'internal_error' : null;
   deps.metrics.observeTurn({
     profile: turn.profile.lowLevelLeg ? 'leg' : turn.profile.id,
-    answerDoneSeconds: turn.answerDoneAt === null ? null : (turn.answerDoneAt - turn.startedAt) / 1000,
+    answerDoneSeconds: turn.accounting.answerDoneAt === null ? null : (turn.accounting.answerDoneAt - turn.startedAt) / 1000,
     stages,
-    errorCode: streamCode ?? (pipeline ? String(pipeline.error) : null),
+    errorCode: streamCode ?? pipeline,
   });
 }
 
@@ -75,7 +73,7 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response,
   try {
     const ended = await streamStagedEvents(res, events, { heartbeatMs: deps.config.sseHeartbeatSeconds * 1000, signal: turn.signal });
     if (ended === 'client_gone') outcome = { status: 'cancelled' };
-    if (turn.steps.some((s) => s.role === 'shutdown')) outcome = { status: 'failed', code: 'hub_shutting_down' };
+    if (turn.outcome.shutdown) outcome = { status: 'failed', code: 'hub_shutting_down' };
   } catch (err) {
     // The producer failed outside the settled paths (a bug): still end with a terminal frame.
     outcome = { status: 'failed', code: err instanceof HubError ? err.code : 'internal_error' };
@@ -100,7 +98,7 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => 
   try {
     const drain = drainTurn(turn, deps);
     const envelope = await (deps.shutdown ? drainUntilShutdown(drain, turn, deps.shutdown, abortTurn) : drain);
-    if (turn.steps.some((s) => s.role === 'shutdown')) failure = shuttingDownError();
+    if (turn.outcome.shutdown) failure = shuttingDownError();
     return envelope;
   } catch (err) {
     failure = err;
@@ -117,7 +115,7 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => 
 /** Hub time vs model time of a blocking response (`hub` excludes router calls and slot waits). */
 function serverTiming(started: number, turn: TurnState): string {
   const total = performance.now() - started;
-  const { modelMs, queueMs } = turn.timing;
+  const { modelMs, queueMs } = turn.accounting.timing;
   const hub = Math.max(0, total - modelMs - queueMs);
   return `hub;dur=${hub.toFixed(3)}, model;dur=${modelMs.toFixed(3)}, queue;dur=${queueMs.toFixed(3)}`;
 }
@@ -158,13 +156,13 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
         res.status(200).setHeader('Content-Type', 'text/event-stream');
         res.setHeader('Cache-Control', 'no-cache');
         const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-        res.end(chunkFrames(body.model, content, includeUsage ? turn.usage : null, completionId()).join(''));
+        res.end(chunkFrames(body.model, content, includeUsage ? turn.accounting.usage : null, completionId()).join(''));
         return;
       }
       res.setHeader('Server-Timing', serverTiming(started, turn));
       // Written directly: express's res.json adds a second pass over a body of tens of kilobytes.
       res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify(chatCompletion(body.model, content, turn.usage)));
+      res.end(JSON.stringify(chatCompletion(body.model, content, turn.accounting.usage)));
     } catch (err) {
       // A client that left gets nothing more; a turn shutdown interrupted before any Answer gets its 503.
       if (abort.signal.aborted && !(err instanceof HubError && err.code === 'hub_shutting_down')) {

@@ -7,6 +7,7 @@
 import { errorEventData, HubError } from '../errors';
 import { blockingEnvelope } from '../engine/drain';
 import { lateFailureEnvelope } from '../engine/product';
+import { noteShutdown } from '../engine/slices/outcome';
 import type { EngineEvent, TurnState } from '../engine/types';
 
 const SHUTDOWN = Symbol('shutdown');
@@ -27,7 +28,7 @@ function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; 
 
 /** The terminal event a stream gets when shutdown interrupts its turn. */
 export function shutdownEvent(turn: TurnState): EngineEvent {
-  if (turn.lastEmitted) return { name: 'done', data: lateFailureEnvelope(turn) };
+  if (turn.answer.lastEmitted) return { name: 'done', data: lateFailureEnvelope(turn) };
   const err = shuttingDownError();
   return { name: 'error', data: errorEventData(err) };
 }
@@ -47,7 +48,7 @@ export async function* untilShutdown(events: AsyncIterable<EngineEvent>, turn: T
       if (step === SHUTDOWN) {
         interrupted = true;
         next.catch(() => undefined);
-        turn.steps.push({ role: 'shutdown', settled: turn.lastEmitted ? 'late_failure' : 'error' });
+        noteShutdown(turn, turn.answer.lastEmitted ? 'late_failure' : 'error');
         yield shutdownEvent(turn);
         return;
       }
@@ -68,8 +69,8 @@ export async function drainUntilShutdown(drain: Promise<Record<string, unknown>>
     const result = await Promise.race([drain, stop.promise]);
     if (result !== SHUTDOWN) return result;
     drain.catch(() => undefined);
-    turn.steps.push({ role: 'shutdown', settled: turn.lastEmitted ? 'late_failure' : 'error' });
-    const envelope = turn.lastEmitted ? blockingEnvelope(lateFailureEnvelope(turn)) : null;
+    noteShutdown(turn, turn.answer.lastEmitted ? 'late_failure' : 'error');
+    const envelope = turn.answer.lastEmitted ? blockingEnvelope(lateFailureEnvelope(turn)) : null;
     abortTurn();
     if (!envelope) throw shuttingDownError();
     return envelope;

@@ -40,23 +40,23 @@ function groundingOn(turn: TurnState): boolean {
 }
 
 export function settledStatus(turn: TurnState): ValidationStatus {
-  const refs = answerReferences(turn.references);
-  const blocking = turn.issues.some((i) => i.status === 'fail' && i.severity === 'block' && i.resolved_by === undefined);
-  const agreementStatus = turn.agreement?.status;
-  const agreementDiffers = ((turn.agreement?.claims ?? []) as Array<{ status?: string }>).some((c) => c.status === 'differs');
-  if (turn.confidence.answer.level === 'red' || blocking) return 'needs_review';
-  if (turn.review?.status === 'needs_review' || agreementDiffers) return 'needs_review';
+  const refs = answerReferences(turn.answer.references);
+  const blocking = turn.validation.issues.some((i) => i.status === 'fail' && i.severity === 'block' && i.resolved_by === undefined);
+  const agreementStatus = turn.review.agreement?.status;
+  const agreementDiffers = ((turn.review.agreement?.claims ?? []) as Array<{ status?: string }>).some((c) => c.status === 'differs');
+  if (turn.answer.confidence.answer.level === 'red' || blocking) return 'needs_review';
+  if (turn.review.answer?.status === 'needs_review' || agreementDiffers) return 'needs_review';
   if (refs.some(contradicted)) return 'needs_review';
-  if (turn.review?.status === 'unavailable' || agreementStatus === 'unchecked') return 'unavailable';
+  if (turn.review.answer?.status === 'unavailable' || agreementStatus === 'unchecked') return 'unavailable';
   if (groundingOn(turn) && refs.some(uncheckedByGrounding)) return 'unavailable';
-  return turn.originalDraft ? 'edited' : 'checked';
+  return turn.answer.originalDraft ? 'edited' : 'checked';
 }
 
 /** Which checks stand behind a settled status, for the `summary` line. */
 export function settledSummary(turn: TurnState): string {
   const ran = ['the chart', 'deterministic temporal/date rules'];
-  if (turn.review) ran.push('a model review (labels only)');
+  if (turn.review.answer) ran.push('a model review (labels only)');
   if (groundingOn(turn)) ran.push('facts-first citation grounding');
-  if (turn.agreement) ran.push('a second writer');
+  if (turn.review.agreement) ran.push('a second writer');
   return `Answer checked against ${ran.slice(0, -1).join(', ')} and ${ran[ran.length - 1]}.`;
 }

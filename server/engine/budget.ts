@@ -5,11 +5,94 @@
  * selector already measured is not tokenized again.
  */
 import { contextError } from '../errors';
-import type { CallOptions, ChatRequest, ChatResult } from '../llm/types';
+import type { CallOptions, ChatRequest, ChatResult, SlotEvidence, Usage } from '../llm/types';
+import type { TokenCounter } from '../llm/tokens';
 import { commonPrefix } from '../context/layout';
-import { addUsage } from './usage';
+import { addUsage, zeroUsage } from './usage';
 import { noteAnswerCount, proveFit, type FitProof } from './fit';
-import type { EngineDeps, PromptEvaluation, TurnState } from './types';
+import type { Writable } from './slices/writable';
+import type { EngineDeps, TurnState } from './types';
+
+export interface PromptEvaluation {
+  stages: Array<{ stage: string; prompt_tokens: number; evaluated_tokens: number; new_unique_tokens: number | null }>;
+  prompt_tokens: number;
+  evaluated_tokens: number;
+  /** Tokens of the turn's prompts counted once per shared prefix; null when a call's figure was unknown. */
+  unique_tokens: number | null;
+}
+
+export interface PrefixShare {
+  stage: string;
+  prompt_tokens: number;
+  shared_prefix_tokens: number;
+  ratio: number;
+  method: 'router_cache' | 'exact_count';
+}
+
+/**
+ * The turn's accounting slice (`turn.accounting`): what its model calls cost and how they were
+ * guarded. Written only here (the guarded, accounted model call); the router fills `slots`, which
+ * this module hands it with each call.
+ */
+export interface AccountingSlice {
+  readonly usage: Readonly<Usage>;
+  /** Wall time spent inside router calls and waiting for a router slot (Server-Timing, trace). */
+  readonly timing: Readonly<{ modelMs: number; queueMs: number }>;
+  readonly slots: Readonly<SlotEvidence>;
+  /** Request-scoped exact counter (exact-budget profiles only). */
+  readonly tokens: TokenCounter | null;
+  /** Every guarded model call's measurement (§5.7). */
+  readonly budgets: readonly Readonly<BudgetMeasurement>[];
+  /** The Answer prompt text, the prefix later stages are measured against (decision 8). */
+  readonly answerPrompt: string | null;
+  /** Per later stage: its prompt tokens and how many of them are the Answer prompt's prefix. */
+  readonly prefixShares: readonly PrefixShare[];
+  /** Prompt tokens the engine evaluated per model call against the turn's unique prompt tokens (decision 8); stages empty when the backend does not say. */
+  readonly promptEvaluation: Readonly<PromptEvaluation>;
+  /** performance.now() when the turn handed out `answer_done` (metrics). */
+  readonly answerDoneAt: number | null;
+}
+
+type HasAccounting = { readonly accounting: AccountingSlice };
+
+export function newAccountingSlice(): AccountingSlice {
+  return {
+    usage: zeroUsage(),
+    timing: { modelMs: 0, queueMs: 0 },
+    slots: { acquisitions: 0, releases: 0, active: 0 },
+    tokens: null,
+    budgets: [],
+    answerPrompt: null,
+    prefixShares: [],
+    promptEvaluation: { stages: [], prompt_tokens: 0, evaluated_tokens: 0, unique_tokens: 0 },
+    answerDoneAt: null,
+  };
+}
+
+/** The slice as this module writes it: its fields and the figures inside them writable. */
+type AccountingWrites = Writable<AccountingSlice> & {
+  usage: Usage;
+  timing: { modelMs: number; queueMs: number };
+  slots: SlotEvidence;
+  budgets: BudgetMeasurement[];
+  prefixShares: PrefixShare[];
+  promptEvaluation: PromptEvaluation;
+};
+
+function own(turn: HasAccounting): AccountingWrites {
+  return turn.accounting as AccountingWrites;
+}
+
+/** The turn's exact token counter, made on first use; a re-selection keeps it (its cached counts carry over). */
+export function useTokenCounter(turn: HasAccounting, make: () => TokenCounter): TokenCounter {
+  const slice = own(turn);
+  return slice.tokens ?? (slice.tokens = make());
+}
+
+/** The moment the fast Answer went out (`answer_done`). */
+export function noteAnswerDone(turn: HasAccounting): void {
+  own(turn).answerDoneAt = performance.now();
+}
 
 export interface BudgetMeasurement {
   stage: string;
@@ -35,23 +118,24 @@ export interface BudgetMeasurement {
  */
 export async function guardCall(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, stage: string, body: ChatRequest): Promise<BudgetMeasurement | null> {
   const budget = turn.profile.context;
-  if (!budget.exactTokenizer || !turn.tokens) return null;
+  const tokens = turn.accounting.tokens;
+  if (!budget.exactTokenizer || !tokens) return null;
   const reserved = budget.reservedOutputTokens;
   const requested = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : reserved;
   body.max_tokens = Math.min(requested, reserved);
   const measurement: BudgetMeasurement = { stage, model: body.model, input_tokens: null, output_tokens: body.max_tokens, context_window: budget.window };
-  const known = turn.tokens.knownChatCount(body);
+  const known = tokens.knownChatCount(body);
   const proof = known ? null : await proveFit(turn, deps, body);
   if (proof !== null && proof.bound + body.max_tokens <= budget.window) {
     measurement.method = 'byte_bound';
     measurement.input_bound = proof.bound;
     measurement.input_bound_basis = proof.basis;
-    turn.budgets.push(measurement);
+    own(turn).budgets.push(measurement);
     return measurement;
   }
-  const input = await (known ?? turn.tokens.countChat(body));
+  const input = await (known ?? tokens.countChat(body));
   measurement.input_tokens = input;
-  turn.budgets.push(measurement);
+  own(turn).budgets.push(measurement);
   if (input + body.max_tokens > budget.window) {
     throw contextError(
       'insufficient_context',
@@ -75,15 +159,17 @@ function promptText(body: ChatRequest): string {
  * a layout regression and an evicted cache can be told apart.
  */
 async function recordPrefixShare(turn: TurnState, stage: string, body: ChatRequest, inputTokens: number, cachedTokens: number | undefined): Promise<void> {
-  if (turn.answerPrompt === null) return;
+  const answerPrompt = turn.accounting.answerPrompt;
+  if (answerPrompt === null) return;
   const share = (shared: number, method: 'router_cache' | 'exact_count') => {
     const sharedTokens = Math.min(shared, inputTokens);
-    turn.prefixShares.push({ stage, prompt_tokens: inputTokens, shared_prefix_tokens: sharedTokens, ratio: inputTokens > 0 ? sharedTokens / inputTokens : 0, method });
+    own(turn).prefixShares.push({ stage, prompt_tokens: inputTokens, shared_prefix_tokens: sharedTokens, ratio: inputTokens > 0 ? sharedTokens / inputTokens : 0, method });
   };
   if (typeof cachedTokens === 'number' && cachedTokens > 0) return share(cachedTokens, 'router_cache');
-  if (!turn.tokens) return;
+  const tokens = turn.accounting.tokens;
+  if (!tokens) return;
   try {
-    share(await turn.tokens.count(body.model, commonPrefix(turn.answerPrompt, promptText(body))), 'exact_count');
+    share(await tokens.count(body.model, commonPrefix(answerPrompt, promptText(body))), 'exact_count');
   } catch {
     // A trace figure must never fail the turn.
   }
@@ -103,9 +189,10 @@ function notePromptEvaluation(pe: PromptEvaluation, stage: string, result: ChatR
 /** A guarded, accounted model call: budget guard, slot-bound router call, usage summed on the turn. */
 export async function callModel(turn: TurnState, deps: EngineDeps, stage: string, body: ChatRequest): Promise<ChatResult> {
   const measurement = await guardCall(turn, deps, stage, body);
-  const isAnswer = stage === 'answer' && turn.answerPrompt === null;
-  if (isAnswer) turn.answerPrompt = promptText(body);
-  const opts: CallOptions = { signal: turn.signal, slots: turn.slots, turnKey: turn };
+  const slice = own(turn);
+  const isAnswer = stage === 'answer' && slice.answerPrompt === null;
+  if (isAnswer) slice.answerPrompt = promptText(body);
+  const opts: CallOptions = { signal: turn.signal, slots: slice.slots, turnKey: turn };
   const result = await deps.router.chat(body, opts);
   // A call proven to fit without a count: the router's own figure is the exact one (decision 24). A
   // router that reports no usage leaves it missing, with the reason, never a guessed zero.
@@ -115,11 +202,11 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
   }
   // The Answer's exact figure is what later stages' bounds stand on (decision 27).
   if (stage === 'answer' && measurement?.input_tokens != null) noteAnswerCount(turn, body, measurement.input_tokens);
-  addUsage(turn.usage, result.usage);
-  notePromptEvaluation(turn.promptEvaluation, stage, result);
+  addUsage(slice.usage, result.usage);
+  notePromptEvaluation(slice.promptEvaluation, stage, result);
   deps.metrics?.observeModelCall({ queueWaitSeconds: result.queueWaitMs / 1000, promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens });
-  turn.timing.modelMs += result.routerMs;
-  turn.timing.queueMs += result.queueWaitMs;
+  slice.timing.modelMs += result.routerMs;
+  slice.timing.queueMs += result.queueWaitMs;
   if (!isAnswer && measurement?.input_tokens != null) await recordPrefixShare(turn, stage, body, measurement.input_tokens, result.usage.cached_tokens);
   return result;
 }

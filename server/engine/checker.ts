@@ -33,12 +33,12 @@ export function checkerSampling(turn: TurnState, deps: EngineDeps, role: Extract
  */
 export async function fitsWindow(turn: TurnState, deps: Pick<EngineDeps, 'fitBounds'>, body: ChatRequest): Promise<boolean> {
   const budget = turn.profile.context;
-  if (!budget.exactTokenizer || !turn.tokens) return true;
+  if (!budget.exactTokenizer || !turn.accounting.tokens) return true;
   const output = Math.min(typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : budget.reservedOutputTokens, budget.reservedOutputTokens);
-  const known = turn.tokens.knownChatCount(body);
+  const known = turn.accounting.tokens.knownChatCount(body);
   const proof = known ? null : await proveFit(turn, deps, body);
   if (proof !== null && proof.bound + output <= budget.window) return true;
-  const input = await (known ?? turn.tokens.countChat(body));
+  const input = await (known ?? turn.accounting.tokens.countChat(body));
   return input + output <= budget.window;
 }
 

@@ -1,5 +1,6 @@
 /** Confidence (§7.8): escalation only ever raises the colour; each raise adds its note. */
-import type { ConfidenceLevel, TurnState } from './types';
+import { settleAnswerConfidence, type ConfidenceLevel } from './slices/answer';
+import type { TurnState } from './types';
 
 const RANK = { green: 0, yellow: 1, red: 2 } as const;
 
@@ -9,12 +10,12 @@ export function escalate(current: ConfidenceLevel, level: ConfidenceLevel['level
 }
 
 export function escalateAnswer(turn: TurnState, level: ConfidenceLevel['level'], note: string): void {
-  turn.confidence.answer = escalate(turn.confidence.answer, level, note);
+  settleAnswerConfidence(turn, escalate(turn.answer.confidence.answer, level, note));
 }
 
 /** The temporal gate's effect on the Answer's confidence (§6.3 "Confidence merge"). */
 export function mergeGateConfidence(turn: TurnState): void {
-  const gate = turn.temporalGate;
+  const gate = turn.validation.temporalGate;
   if (!gate) return;
   const firstFail = gate.checks.find((c) => c.status === 'fail');
   if (firstFail && gate.applied === 'patch') escalateAnswer(turn, 'yellow', `Deterministic temporal gate corrected the answer before validation: ${firstFail.reason}`);

@@ -14,10 +14,13 @@ import { selectContext } from '../context/selector';
 import type { EvidenceLedger } from '../context/types';
 import { prepareBody, type SharedBlock } from '../llm/shared-block';
 import { createTokenCounter } from '../llm/tokens';
+import { useTokenCounter } from './budget';
 import { LoopSlice } from '../event-loop';
 import { answerRequest } from './stages/answer';
 import { promptLayout } from './fit';
 import { gatheredNotes } from './gather/gathered';
+import { adoptContextView, type ContextSlice } from './slices/context';
+import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';
 
 function mandatoryChart(ledger: EvidenceLedger): string {
@@ -30,15 +33,17 @@ function mandatoryChart(ledger: EvidenceLedger): string {
  * turn: once inside the context block, a second copy would only double each open turn's memory.
  */
 function temporalFactsText(turn: TurnState): string {
-  return turn.facts ? renderTemporalFacts(turn.facts, turn.profile.policies.temporalRender) : '';
+  return turn.context.facts ? renderTemporalFacts(turn.context.facts, turn.profile.policies.temporalRender) : '';
 }
 
 /** Plain context for profiles without an exact budget: the whole chart, prior citations stripped. */
 export function wholeChartContext(turn: TurnState, ledger: EvidenceLedger): void {
   const temporalFacts = temporalFactsText(turn);
-  turn.conversation = stripPriorCitations(turn.conversation).messages;
-  turn.contextMessage = buildContextMessage({ temporalFacts, chart: renderLedger(ledger) });
-  turn.context = { ...contextSummary(null, ledger, { exactTokens: false }) };
+  adoptContextView(turn, {
+    conversation: stripPriorCitations(turn.context.conversation).messages,
+    contextMessage: buildContextMessage({ temporalFacts, chart: renderLedger(ledger) }),
+    summary: { ...contextSummary(null, ledger, { exactTokens: false }) },
+  });
 }
 
 /**
@@ -48,8 +53,7 @@ export function wholeChartContext(turn: TurnState, ledger: EvidenceLedger): void
  */
 export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, ledger: EvidenceLedger, role: 'context_selection' | 'context_reselection' = 'context_selection'): Promise<void> {
   const budget = turn.profile.context;
-  const counter = turn.tokens ?? createTokenCounter({ router: deps.router, local: deps.localTokenizer ?? null }, { signal: turn.signal });
-  turn.tokens = counter;
+  const counter = useTokenCounter(turn, () => createTokenCounter({ router: deps.router, local: deps.localTokenizer ?? null }, { signal: turn.signal }));
   const model = turn.profile.models.answer!;
   const inputLimit = budget.window - budget.reservedOutputTokens;
   const temporalFacts = temporalFactsText(turn);
@@ -62,7 +66,7 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   };
   // The layout the Answer is dispatched with: what is measured here is the very request it sends.
   const layout = await promptLayout(turn, deps, model);
-  const measureWith = async (chart: string, history: TurnState['conversation']) => {
+  const measureWith = async (chart: string, history: ContextSlice['conversation']) => {
     const request = answerRequest(turn, deps, blockFor(chart), history, layout);
     // A large block's (or long question's) JSON bytes and digest, what counting and dispatch read, in slices first.
     await prepareBody(request, new LoopSlice());
@@ -72,24 +76,26 @@ export async function selectAnswerContext(turn: TurnState, deps: EngineDeps, led
   const t0 = performance.now();
   const mandatory = mandatoryChart(ledger);
   const fit = await fitHistory({
-    conversation: turn.conversation,
+    conversation: turn.context.conversation,
     inputLimit,
     measure: (history) => measureWith(mandatory, history),
     mandatoryIds: ledger.records.filter(isMandatory).map((r) => r.stableId),
   });
-  turn.conversation = fit.history;
+  adoptContextView(turn, { conversation: fit.history });
   const t1 = performance.now();
   const view = await selectContext({
     ledger,
-    question: turn.question,
+    question: turn.context.question,
     inputLimit,
     measure: (chart) => measureWith(chart, fit.history),
     recordCosts: (texts) => counter.countRecords(model, texts),
   });
   const t2 = performance.now();
-  turn.contextMessage = blockFor(view.chartText);
-  turn.context = { ...contextSummary(view, ledger, { exactTokens: true, history: fit, derivedContextChars: gatheredNotes(turn).length }) };
-  turn.steps.push({
+  adoptContextView(turn, {
+    contextMessage: blockFor(view.chartText),
+    summary: { ...contextSummary(view, ledger, { exactTokens: true, history: fit, derivedContextChars: gatheredNotes(turn).length }) },
+  });
+  recordStep(turn, {
     role,
     stage: 'answer',
     mode: view.mode,

@@ -42,7 +42,7 @@ const MARK_CHECK: Record<string, Finding['check']> = {
 export function answerFindings(turn: TurnState): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
-  for (const issue of turn.issues) {
+  for (const issue of turn.validation.issues) {
     const id = String(issue.id ?? '');
     const status = issue.resolved_by ? 'resolved' : String(issue.status ?? 'info');
     const finding: Finding = { check: ISSUE_CHECK[id] ?? 'date', where: 'answer', status, says: String(issue.reason ?? issue.fix ?? '') };
@@ -55,19 +55,19 @@ export function answerFindings(turn: TurnState): Finding[] {
 
 /** In-Depth findings: one per mark, where = the point's number; an unavailable review is a finding too. */
 export function inDepthFindings(turn: TurnState): Finding[] {
-  const marks = ((turn.inDepth?.validation as { marked?: Array<{ claim_index: number; check: string; level: string; note: string }> } | null)?.marked ?? []);
+  const marks = turn.answer.inDepth?.validation?.marked ?? [];
   const out: Finding[] = marks.map((m) => ({ check: MARK_CHECK[m.check] ?? 'date', where: m.claim_index, status: m.level === 'red' ? 'fail' : 'warn', says: m.note }));
-  if (turn.inDepthReview?.status === 'unavailable') out.push({ check: 'review', where: 'answer', status: 'warn', says: 'The In-Depth review was unavailable.' });
-  const error = String(turn.inDepth?.error ?? '');
+  if (turn.review.inDepth?.status === 'unavailable') out.push({ check: 'review', where: 'answer', status: 'warn', says: 'The In-Depth review was unavailable.' });
+  const error = String(turn.answer.inDepth?.error ?? '');
   if (error) out.push({ check: 'review', where: 'answer', status: 'fail', says: error });
   return out;
 }
 
 /** The shipped `confidence` object: graded levels, or level-free findings. */
 export function shippedConfidence(turn: TurnState): Record<string, unknown> {
-  if (turn.profile.policies.confidence !== 'findings') return turn.confidence;
-  const out: Record<string, unknown> = { answer: { level: null, note: turn.confidence.answer.note, findings: answerFindings(turn) } };
-  if (turn.confidence.in_depth) out.in_depth = { level: null, note: turn.confidence.in_depth.note, findings: inDepthFindings(turn) };
+  if (turn.profile.policies.confidence !== 'findings') return turn.answer.confidence;
+  const out: Record<string, unknown> = { answer: { level: null, note: turn.answer.confidence.answer.note, findings: answerFindings(turn) } };
+  if (turn.answer.confidence.in_depth) out.in_depth = { level: null, note: turn.answer.confidence.in_depth.note, findings: inDepthFindings(turn) };
   return out;
 }
 

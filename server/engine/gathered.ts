@@ -11,7 +11,7 @@ import type { TurnState } from './types';
 
 const PARTS: ReadonlyArray<(turn: TurnState) => string> = [
   // Knowledge-base guidance records and their non-citable notes, from the complete ledger.
-  (turn) => knowledgeGathered(turn.ledger),
+  (turn) => knowledgeGathered(turn.context.ledger),
   // Team gather's expert notes (`Gathered evidence:\n\nClinical expert notes:\n…`), '' on other plans.
   (turn) => gatheredNotes(turn),
 ];

@@ -28,6 +28,7 @@ import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling, fitsWindow } from './checker';
 import { promptLayout } from './fit';
 import type { Reference } from './references';
+import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';
 
 /**
@@ -50,7 +51,7 @@ function factCheckModel(turn: TurnState): string {
 /** The checker request for one batch: after the shared context in the model's layout (decision 8), or on its own (null). */
 export function factCheckRequest(turn: TurnState, deps: EngineDeps, instructions: string, items: readonly FactCheckItem[], context: PromptLayout | null): ChatRequest {
   const text = `${instructions.trim()}\n\n${factCheckPrompt(items)}`;
-  const messages = context ? stageMessages(turn.contextMessage, { instructions: text, history: [], question: turn.question }, context) : [{ role: 'user' as const, content: text }];
+  const messages = context ? stageMessages(turn.context.contextMessage, { instructions: text, history: [], question: turn.context.question }, context) : [{ role: 'user' as const, content: text }];
   const model = factCheckModel(turn);
   return { model, messages, ...checkerSampling(turn, deps, 'grounding'), response_format: GROUNDING_RESPONSE_FORMAT };
 }
@@ -86,7 +87,7 @@ export function factCheckIO(turn: TurnState, deps: EngineDeps, stage: string, in
 }
 
 function recordOf(turn: TurnState, index: number): { date: string | null; text: string } | null {
-  const record = turn.ledger?.records[index - 1];
+  const record = turn.context.ledger?.records[index - 1];
   return record ? { date: record.date, text: record.text } : null;
 }
 
@@ -98,7 +99,7 @@ function sourceTextOf(refs: readonly Reference[]): (index: number) => string | n
 /** Checks the reviewer already gave (folded grounding), matched to pairs by claim and source set. */
 function foldedChecks(turn: TurnState, pairs: readonly GroundingPair[]): Map<number, GroundingCheck> {
   const out = new Map<number, GroundingCheck>();
-  const review = turn.review;
+  const review = turn.review.answer;
   if (!review || review.pairs.length === 0 || review.foldedPairs === undefined || review.foldedPairs === null) return out;
   const facts = parseFactReply(JSON.stringify({ pairs: review.foldedPairs }), review.pairs.length);
   if (!facts) return out;
@@ -114,7 +115,7 @@ function foldedChecks(turn: TurnState, pairs: readonly GroundingPair[]): Map<num
 export async function groundClaims(
   turn: TurnState,
   deps: EngineDeps,
-  refs: Reference[],
+  refs: readonly Reference[],
   opts: { locations: readonly string[]; stage: string; useFolded: boolean; passingChecks: ReadonlyArray<{ claim: string; source_indices: number[] }> },
 ): Promise<{ references: Reference[]; checked: CheckedPair[]; batches: BatchRecord[] }> {
   const pairs = groundingPairs(refs, opts.locations);
@@ -139,7 +140,7 @@ export async function groundClaims(
   open.forEach((pairIndex, k) => decided.set(pairIndex, checkOf(pairs[pairIndex], results[k], 'model')));
 
   const checked = pairs.map((pair, i) => ({ pair, check: decided.get(i)! }));
-  turn.steps.push({
+  recordStep(turn, {
     role: 'grounding',
     stage: opts.stage,
     locations: [...opts.locations],

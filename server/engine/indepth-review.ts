@@ -9,7 +9,9 @@ import { stageMessages, type PromptLayout } from '../context/layout';
 import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling } from './checker';
 import { gatheredEvidence } from './gathered';
-import type { EngineDeps, InDepthReviewState, TurnState } from './types';
+import { recordStep } from './steps';
+import type { InDepthReviewState } from './slices/review';
+import type { EngineDeps, TurnState } from './types';
 
 export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: readonly string[], layout: PromptLayout = 'joined'): ChatRequest {
   // The reviewer reads what the In-Depth writer read (§7.6): the gathered section, when anything was gathered.
@@ -17,12 +19,12 @@ export function inDepthReviewRequest(turn: TurnState, deps: EngineDeps, claims: 
   const instructions = [
     deps.catalog.readPrompt(`${turn.profile.prompts.review!}-indepth`).trim(),
     ...(gathered ? [`=== GATHERED KB / EVIDENCE ===\n${gathered}`] : []),
-    `=== DIRECT ANSWER ===\n${turn.draft?.answer ?? ''}`,
+    `=== DIRECT ANSWER ===\n${turn.answer.draft?.answer ?? ''}`,
     `=== IN-DEPTH CLAIMS ===\n${numberedClaims(claims)}`,
   ].join('\n\n');
   return {
     model: turn.profile.models.review!,
-    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }, layout),
+    messages: stageMessages(turn.context.contextMessage, { instructions, history: turn.context.conversation, question: turn.context.question }, layout),
     ...checkerSampling(turn, deps, 'review'),
     response_format: INDEPTH_VERDICT_RESPONSE_FORMAT,
   };
@@ -39,7 +41,7 @@ export async function reviewInDepth(turn: TurnState, deps: EngineDeps, claims: r
   const outcome = await callChecker(turn, deps, 'indepth_review', body);
   const verdict = outcome.ok ? parseInDepthVerdict(outcome.result.content, claims.length) : null;
   const state: InDepthReviewState = verdict === null ? { status: 'unavailable', notes: new Map() } : { status: verdict.drop.length ? 'flagged' : 'clean', notes: flagNotes(verdict) };
-  turn.steps.push({
+  recordStep(turn, {
     role: 'indepth_review',
     model: body.model,
     status: state.status,

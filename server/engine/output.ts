@@ -12,10 +12,10 @@ import { deterministicValidation, reviewedValidation } from './validation';
  * shown without saying so.
  */
 function bareEnvelope(turn: TurnState): Record<string, unknown> {
-  const draft = turn.draft ?? { answer: '', citations: [], blocks: [] };
+  const draft = turn.answer.draft ?? { answer: '', citations: [], blocks: [] };
   const envelope: Record<string, unknown> = { answer: draft.answer, citations: draft.citations, blocks: draft.blocks, safetyStatus: 'unavailable' };
-  if (turn.temporalGate && turn.temporalGate.mode !== 'off') {
-    envelope.temporalGate = turn.temporalGate;
+  if (turn.validation.temporalGate && turn.validation.temporalGate.mode !== 'off') {
+    envelope.temporalGate = turn.validation.temporalGate;
     envelope.answerValidation = deterministicValidation(turn);
   }
   if (turn.profile.policies.answerContract === 'chart_answer') envelope.references = bareReferences(turn);
@@ -29,13 +29,13 @@ function bareEnvelope(turn: TurnState): Record<string, unknown> {
  * caller's contract and the [REF] shape of §3.8 (their citations are not the hub's to interpret).
  */
 function bareReferences(turn: TurnState) {
-  if (!turn.draft || !turn.ledger) return [];
-  return resolveReferences(answerUsages(turn.draft, 'answer'), turn.ledger, 'unchecked');
+  if (!turn.answer.draft || !turn.context.ledger) return [];
+  return resolveReferences(answerUsages(turn.answer.draft, 'answer'), turn.context.ledger, 'unchecked');
 }
 
 /** `indepth`: the claims as a section, `{"answer": "**In Depth**\n- c1\n- c2", "citations": [], "blocks": []}` (§3.8). */
 function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
-  const claims = turn.inDepthClaims ?? [];
+  const claims = turn.answer.inDepthClaims ?? [];
   return { answer: claims.length ? `**In Depth**\n${claims.map((c) => `- ${c}`).join('\n')}` : '', citations: [], blocks: [] };
 }
 
@@ -44,12 +44,12 @@ function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
  * with its answer confidence and settled `answerValidation`; no safety keys (§3.8).
  */
 function reviewEnvelope(turn: TurnState): Record<string, unknown> {
-  const draft = turn.draft ?? { answer: '', citations: [], blocks: [] };
+  const draft = turn.answer.draft ?? { answer: '', citations: [], blocks: [] };
   return {
     answer: draft.answer,
     citations: draft.citations,
     blocks: draft.blocks,
-    confidence: { answer: turn.confidence.answer },
+    confidence: { answer: turn.answer.confidence.answer },
     answerValidation: reviewedValidation(turn),
   };
 }

@@ -8,6 +8,7 @@ import { errorEventData, HubError, isAbortError } from '../errors';
 import { productEnvelope } from './envelope';
 import { runTurn } from './run';
 import { failureConfidence } from './findings';
+import { notePipelineError } from './slices/outcome';
 import { FALLBACK_ANSWER } from './substance';
 import type { EngineDeps, EngineEvent, TurnState } from './types';
 import { VALIDATION_LABELS } from './validation';
@@ -22,7 +23,7 @@ const NOT_GENERATED = 'In-Depth was not generated.';
 
 /** The last emitted Answer, restored and settled: red, needs_review, In-Depth not generated. */
 export function lateFailureEnvelope(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
-  const env = structuredClone(turn.lastEmitted!) as Record<string, any>;
+  const env = structuredClone(turn.answer.lastEmitted!) as Record<string, any>;
   env.answerValidation = { ...env.answerValidation, status: 'needs_review', label: VALIDATION_LABELS.needs_review, completedAt: now.toISOString() };
   const confidence: Record<string, { level: string; note: string }> = { answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
   if ('inDepth' in env) {
@@ -46,7 +47,7 @@ export function preAnswerFallback(turn: TurnState, now: Date = new Date()): Reco
       status: 'needs_review',
       label: VALIDATION_LABELS.needs_review,
       summary: 'The hub could not safely complete the configured stages.',
-      issues: turn.issues,
+      issues: turn.validation.issues,
       completedAt: now.toISOString(),
     },
     temporalGate: { schema_version: 'temporal_gate.v1', mode: turn.temporal.mode, status: 'not_applicable', checks: [], patch_answer: null, patch_citations: [], applied: 'fallback' },
@@ -66,8 +67,8 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     yield* runTurn(turn, deps);
   } catch (err) {
     if (turn.signal.aborted || isAbortError(err)) throw err;
-    turn.steps.push({ role: 'pipeline_error', error: err instanceof HubError ? err.code : err instanceof Error ? err.name : 'unknown' });
-    const answered = turn.lastEmitted !== null;
+    notePipelineError(turn, err instanceof HubError ? err.code : err instanceof Error ? err.name : 'unknown');
+    const answered = turn.answer.lastEmitted !== null;
     // Before any Answer, a context error or a request the hub cannot serve (a chart over the record
     // limit) is said as what it is: an HTTP error, or `event: error`. After an Answer was shown, every
     // failure keeps that Answer with its checks settled (decisions 2 and 3): nothing is left pending.

@@ -132,7 +132,7 @@ export function answerUsages(
 }
 
 /** Usages of every index cited by In-Depth claims: per claim, the sentence(s) containing the marker. */
-export function claimUsages(claims: string[], location: 'indepth' | 'indepth_review_draft'): Map<number, ReferenceUsage[]> {
+export function claimUsages(claims: readonly string[], location: 'indepth' | 'indepth_review_draft'): Map<number, ReferenceUsage[]> {
   const usages = new Map<number, ReferenceUsage[]>();
   for (const claim of claims) {
     for (const [index, text] of sentencesByIndex(claim)) addUsage(usages, index, { location, text });

@@ -202,7 +202,7 @@ function mergeInto(target: Reference, other: Reference): void {
  * checks concatenated, grounding re-aggregated. Order kept: `a` (the Answer) first, then `b`'s new ones.
  * Inputs are not mutated.
  */
-export function mergeReferences(a: Reference[], b: Reference[]): Reference[] {
+export function mergeReferences(a: readonly Reference[], b: readonly Reference[]): Reference[] {
   const out: Reference[] = [];
   const byIndex = new Map<number, Reference>();
   for (const ref of [...a, ...b]) {
@@ -229,7 +229,7 @@ export function citationsFromReferences(refs: Reference[]): number[] {
 }
 
 /** One blocking `citation_resolution` issue per unresolved index (§7.4). */
-export function resolutionIssues(refs: Reference[]): Array<Record<string, unknown>> {
+export function resolutionIssues(refs: readonly Reference[]): Array<Record<string, unknown>> {
   const seen = new Set<number>();
   const issues: Array<Record<string, unknown>> = [];
   for (const ref of refs) {

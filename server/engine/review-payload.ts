@@ -10,29 +10,32 @@ import { runTemporalGate } from '../checks/temporal/gate';
 import { validBlocks } from './answer-parse';
 import { mergeGateConfidence } from './confidence';
 import { gateText } from './stages/gate';
+import { recordStep } from './steps';
+import { adoptDraft, settleCheckedDraft } from './slices/answer';
+import { adoptReviewedQuestion } from './slices/context';
+import { raiseIssues, recordTemporalGate } from './slices/validation';
 import type { AnswerDraft, TurnState } from './types';
 
 export function loadReviewPayload(turn: TurnState): void {
   const last = [...turn.request.messages].reverse().find((m) => m.role === 'user');
   const payload = last ? parseAnswerToReview(contentText(last.content)) : null;
-  turn.steps.push({ role: 'review_payload', found: payload !== null });
+  recordStep(turn, { role: 'review_payload', found: payload !== null });
   if (!payload) {
-    turn.draft = null;
+    adoptDraft(turn, null);
     return;
   }
-  if (payload.original_question.trim() !== '') turn.question = payload.original_question;
+  if (payload.original_question.trim() !== '') adoptReviewedQuestion(turn, payload.original_question);
   const blocks = validBlocks(payload.blocks);
   const draft: AnswerDraft = { answer: payload.answer.trim(), citations: payload.citations, declared: payload.citations, blocks, rawBlocks: payload.blocks, structured: true };
-  turn.draft = draft;
+  adoptDraft(turn, draft);
 
-  const result = runTemporalGate({ question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode });
+  const result = runTemporalGate({ question: turn.context.question, answer: gateText(draft), citations: draft.citations, facts: turn.context.facts, mode: turn.temporal.mode });
   const patched = result.mode === 'enforce' && result.status === 'fail' && result.patch_answer !== null;
-  turn.issues.push(...result.checks.filter((c) => c.status !== 'pass').map((c) => (patched && c.status === 'fail' ? { ...c, resolved_by: 'patch' } : { ...c })));
-  turn.temporalGate = { ...result, applied: patched ? 'patch' : 'none' };
+  raiseIssues(turn, result.checks.filter((c) => c.status !== 'pass').map((c) => (patched && c.status === 'fail' ? { ...c, resolved_by: 'patch' } : { ...c })));
+  recordTemporalGate(turn, { ...result, applied: patched ? 'patch' : 'none' });
   mergeGateConfidence(turn);
   if (patched) {
-    turn.originalDraft = draft;
-    turn.draft = { ...draft, answer: result.patch_answer!, citations: [...result.patch_citations], blocks: [] };
+    settleCheckedDraft(turn, { ...draft, answer: result.patch_answer!, citations: [...result.patch_citations], blocks: [] }, draft);
   }
-  turn.steps.push({ role: 'temporal_gate', mode: result.mode, status: result.status, applied: patched ? 'patch' : 'none', n_checks: result.checks.length });
+  recordStep(turn, { role: 'temporal_gate', mode: result.mode, status: result.status, applied: patched ? 'patch' : 'none', n_checks: result.checks.length });
 }

@@ -10,8 +10,13 @@ import { resultEnvelope } from './output';
 import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
 import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from './types';
-import { zeroUsage } from './usage';
-import { SharedBlock } from '../llm/shared-block';
+import { newAccountingSlice } from './budget';
+import { newAnswerSlice } from './slices/answer';
+import { newContextSlice } from './slices/context';
+import { newOutcomeSlice, recordStageTiming } from './slices/outcome';
+import { newReviewSlice } from './slices/review';
+import { newValidationSlice } from './slices/validation';
+import { newSteps } from './steps';
 import { newDrugSafetyTurn } from './stages/drug-safety';
 import { newGatherTurn } from './gather/types';
 import { newFitTurn } from './fit';
@@ -47,38 +52,14 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     request,
     signal,
     temporal: temporalPolicy(profile, request.context),
-    question: '',
-    conversation: [],
-    ledger: null,
-    contextMessage: new SharedBlock(''),
-    draft: null,
-    temporalGate: null,
-    usage: zeroUsage(),
-    timing: { modelMs: 0, queueMs: 0 },
-    slots: { acquisitions: 0, releases: 0, active: 0 },
-    steps: [],
-    tokens: null,
-    budgets: [],
-    context: null,
-    referenceDate: null,
-    facts: null,
-    originalDraft: null,
-    issues: [],
-    references: [],
-    confidence: { answer: { level: 'green', note: '' } },
-    answerValidation: null,
-    inDepth: null,
-    inDepthClaims: null,
-    notes: [],
-    lastEmitted: null,
-    answerPrompt: null,
-    prefixShares: [],
-    promptEvaluation: { stages: [], prompt_tokens: 0, evaluated_tokens: 0, unique_tokens: 0 },
     startedAt: performance.now(),
-    answerDoneAt: null,
-    review: null,
-    agreement: null,
-    inDepthReview: null,
+    context: newContextSlice(),
+    answer: newAnswerSlice(),
+    validation: newValidationSlice(),
+    review: newReviewSlice(),
+    accounting: newAccountingSlice(),
+    outcome: newOutcomeSlice(),
+    steps: newSteps(),
     drugSafety: newDrugSafetyTurn(),
     gather: newGatherTurn(),
     fit: newFitTurn(),
@@ -116,7 +97,7 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
       throw err;
     } finally {
       elapsed += performance.now() - since;
-      turn.steps.push({ role: 'stage_timing', stage: name, occurrence, duration_ms: Math.round(elapsed * 1000) / 1000, status });
+      recordStageTiming(turn, { stage: name, occurrence, duration_ms: Math.round(elapsed * 1000) / 1000, status });
     }
   }
   if (turn.profile.policies.output === 'product') yield { name: 'done', data: productEnvelope(turn) };

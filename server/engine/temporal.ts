@@ -9,6 +9,8 @@ import { parseEvents } from '../checks/temporal/parse';
 import { temporalFactsSummary } from '../checks/temporal/render';
 import { renderLedger } from '../context/render';
 import type { EvidenceLedger } from '../context/types';
+import { noteTemporalFacts } from './slices/context';
+import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';
 import { LoopSlice, YIELD_ABOVE_RECORDS } from '../event-loop';
 
@@ -23,7 +25,6 @@ export async function prepareTemporal(turn: TurnState, deps: EngineDeps, ledger:
   const { anchorMode, referenceDate } = resolveReferenceDate(setting, { now, timezone: deps.config.timezone, events, chartText });
   const opts = { referenceDate, anchorMode };
   const facts = slice ? await buildTemporalFactsInSlices(events, opts, slice) : buildTemporalFacts(chartText, { ...opts, events });
-  turn.referenceDate = referenceDate;
-  turn.facts = facts;
-  turn.steps.push({ role: 'temporal_facts', duration_ms: performance.now() - started, ...temporalFactsSummary(facts) });
+  noteTemporalFacts(turn, referenceDate, facts);
+  recordStep(turn, { role: 'temporal_facts', duration_ms: performance.now() - started, ...temporalFactsSummary(facts) });
 }

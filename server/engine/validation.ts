@@ -17,10 +17,10 @@ export type ValidationStatus = keyof typeof VALIDATION_LABELS;
 
 /** Status after the deterministic checks: a blocking issue or a fallback needs review; a patch is an edit. */
 export function deterministicStatus(turn: TurnState): ValidationStatus {
-  const blocking = turn.issues.some((i) => i.status === 'fail' && (i.severity === 'block' || turn.temporalGate?.mode === 'warn'));
-  if (turn.temporalGate?.applied === 'fallback') return 'needs_review';
-  if (blocking && turn.temporalGate?.applied !== 'patch') return 'needs_review';
-  if (turn.originalDraft) return 'edited';
+  const blocking = turn.validation.issues.some((i) => i.status === 'fail' && (i.severity === 'block' || turn.validation.temporalGate?.mode === 'warn'));
+  if (turn.validation.temporalGate?.applied === 'fallback') return 'needs_review';
+  if (blocking && turn.validation.temporalGate?.applied !== 'patch') return 'needs_review';
+  if (turn.answer.originalDraft) return 'edited';
   return 'checked';
 }
 
@@ -30,16 +30,16 @@ export function deterministicValidation(turn: TurnState, now: Date = new Date())
 
 /** A reviewed Answer outside the staged product flow (the `answer-review:` leg): the settled status rule. */
 export function reviewedValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
-  if (!turn.draft) return settledValidation(turn, 'unavailable', 'There was no answer to review.', now);
+  if (!turn.answer.draft) return settledValidation(turn, 'unavailable', 'There was no answer to review.', now);
   return settledValidation(turn, settledStatus(turn), settledSummary(turn), now);
 }
 
 /** `answerValidation` of a non-staged output: settled now, with the writer's first draft when a check changed it. */
 function settledValidation(turn: TurnState, status: ValidationStatus, summary: string, now: Date): Record<string, unknown> {
-  const out: Record<string, unknown> = { status, label: VALIDATION_LABELS[status], summary, issues: dedupeIssues(turn.issues), completedAt: now.toISOString() };
-  if (turn.originalDraft) {
-    out.originalAnswer = turn.originalDraft.answer;
-    out.originalBlocks = turn.originalDraft.blocks;
+  const out: Record<string, unknown> = { status, label: VALIDATION_LABELS[status], summary, issues: dedupeIssues(turn.validation.issues), completedAt: now.toISOString() };
+  if (turn.answer.originalDraft) {
+    out.originalAnswer = turn.answer.originalDraft.answer;
+    out.originalBlocks = turn.answer.originalDraft.blocks;
   }
   return out;
 }

@@ -21,10 +21,11 @@ export function correlation(context: Record<string, unknown> | null | undefined)
   return out;
 }
 
-/** The stage that was running when the turn stopped early (its timing step is not `completed`). */
+/** The stage that was running when the turn stopped early (its timing is not `completed`). */
 function stoppedAt(turn: TurnState): string | null {
-  const last = [...turn.steps].reverse().find((s) => s.role === 'stage_timing' && s.status !== 'completed');
-  return last ? String(last.stage) : null;
+  const stages = turn.outcome.stages;
+  for (let i = stages.length - 1; i >= 0; i--) if (stages[i].status !== 'completed') return stages[i].stage;
+  return null;
 }
 
 export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
@@ -34,7 +35,7 @@ export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRev
     level_id: turn.request.model,
     profile_id: profile.lowLevelLeg ? null : profile.id,
     request_id: turn.requestId,
-    question: turn.question.slice(0, QUESTION_LIMIT),
+    question: turn.context.question.slice(0, QUESTION_LIMIT),
     correlation: correlation(turn.request.context),
     hub_revision: extra.hubRevision,
     models: {
@@ -45,14 +46,14 @@ export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRev
       validator: profile.models.review ?? null,
     },
     outcome: { ...outcome, stopped_at: outcome.status === 'completed' ? null : stoppedAt(turn) },
-    answer_text: turn.draft?.answer ?? null,
-    temporal_gate: turn.temporalGate,
-    context: turn.context,
-    usage: turn.usage,
-    exact_request_budgets: turn.tokens ? { measurements: turn.budgets, token_counter: turn.tokens.stats() } : null,
-    prefix_share: turn.prefixShares,
-    prompt_evaluation: turn.promptEvaluation.stages.length > 0 ? turn.promptEvaluation : null,
-    router_slot_evidence: turn.slots,
+    answer_text: turn.answer.draft?.answer ?? null,
+    temporal_gate: turn.validation.temporalGate,
+    context: turn.context.summary,
+    usage: turn.accounting.usage,
+    exact_request_budgets: turn.accounting.tokens ? { measurements: turn.accounting.budgets, token_counter: turn.accounting.tokens.stats() } : null,
+    prefix_share: turn.accounting.prefixShares,
+    prompt_evaluation: turn.accounting.promptEvaluation.stages.length > 0 ? turn.accounting.promptEvaluation : null,
+    router_slot_evidence: turn.accounting.slots,
     steps: turn.steps,
   };
 }

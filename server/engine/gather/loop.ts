@@ -8,11 +8,12 @@
 import { HubError } from '../../errors';
 import type { ChatMessage, ChatResult, ToolCall } from '../../llm/types';
 import { callModel } from '../budget';
-import type { EngineDeps, TraceStep, TurnState } from '../types';
+import { recordStep, type TraceStep } from '../steps';
+import type { EngineDeps, TurnState } from '../types';
 import { assembleGathered } from './gathered';
 import { expertRequest, orchestratorMessages, orchestratorRequest } from './requests';
 import { parseExpertCall } from './tool';
-import type { GatherStopReason } from './types';
+import type { GatherStopReason, GatherTurn } from './types';
 
 export const MAX_ITERATIONS = 3;
 /** A note in the trace is cut here (§11.2: `note` ≤ 400). */
@@ -47,11 +48,16 @@ function toolTurn(content: string, calls: readonly ToolCall[], iteration: number
   return [assistant, ...results];
 }
 
+/** The gathered text is dropped when even the mandatory records no longer fit beside it (reselect.ts). */
+export function dropGathered(part: GatherTurn): void {
+  part.text = '';
+}
+
 function finish(turn: TurnState, stopReason: GatherStopReason, extra: Record<string, unknown> = {}): void {
   const part = turn.gather;
   part.stopReason = stopReason;
   part.text = assembleGathered(part.notes);
-  turn.steps.push({
+  recordStep(turn, {
     role: 'gather',
     iterations: part.iterations,
     stop_reason: stopReason,
@@ -72,7 +78,7 @@ export async function runGatherLoop(turn: TurnState, deps: EngineDeps): Promise<
     part.iterations = iteration;
     const body = orchestratorRequest(turn, deps, messages);
     const step: TraceStep = { role: 'orchestrator', iteration, model: body.model };
-    turn.steps.push(step);
+    recordStep(turn, step);
     const result = await attempt(turn, () => callModel(turn, deps, 'orchestrator', body));
     if ('failed' in result) {
       Object.assign(step, { tool_called: false, tool_calls: 0, ...result.failed });
@@ -93,7 +99,7 @@ export async function runGatherLoop(turn: TurnState, deps: EngineDeps): Promise<
     step.tool = calls[0]!.name;
     const request = expertRequest(turn, deps, parsed.query);
     const expertStep: TraceStep = { role: 'medical_expert', iteration, model: request.model, query: parsed.query.slice(0, TRACE_NOTE_CHARS) };
-    turn.steps.push(expertStep);
+    recordStep(turn, expertStep);
     const expert = await attempt(turn, () => callModel(turn, deps, 'medical_expert', request));
     if ('failed' in expert) {
       Object.assign(expertStep, expert.failed);

@@ -16,7 +16,7 @@ const EXPERT_TEMPERATURE = 0.1;
 /** The orchestrator's opening message: shared context, its prompt, the history and the question. */
 export function orchestratorMessages(turn: TurnState, deps: EngineDeps): ChatMessage[] {
   const instructions = deps.catalog.readPrompt(turn.profile.prompts.orchestrator!);
-  return stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question });
+  return stageMessages(turn.context.contextMessage, { instructions, history: turn.context.conversation, question: turn.context.question });
 }
 
 /** One orchestrator call over the conversation so far; `medical_expert` is offered only with an expert model. */
@@ -47,7 +47,7 @@ export function expertRequest(turn: TurnState, deps: EngineDeps, query: string):
   const instructions = `${deps.catalog.readPrompt(profile.prompts.expert!)}\n\n=== CONSULT REQUEST (from the orchestrator) ===\n${query}`;
   const body: ChatRequest = {
     model: profile.models.expert!,
-    messages: stageMessages(turn.contextMessage, { instructions, history: [], question: turn.question }),
+    messages: stageMessages(turn.context.contextMessage, { instructions, history: [], question: turn.context.question }),
     temperature: knobs.temperature ?? EXPERT_TEMPERATURE,
     dry_multiplier: knobs.dry ?? deps.config.expertDryMultiplier,
     max_tokens: knobs.max_tokens ?? EXPERT_MAX_TOKENS,

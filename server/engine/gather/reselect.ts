@@ -8,7 +8,10 @@
  */
 import { HubError } from '../../errors';
 import { selectAnswerContext } from '../context-selection';
+import { adoptContextView } from '../slices/context';
+import { recordStep } from '../steps';
 import type { EngineDeps, TurnState } from '../types';
+import { dropGathered } from './loop';
 
 type HistorySummary = { dropped_turns: string[]; stripped_citation_tokens: number; fixed_input_tokens: number | null } | null;
 
@@ -19,26 +22,28 @@ function mergedHistory(first: HistorySummary, again: HistorySummary): HistorySum
 }
 
 export async function reselectAnswerContext(turn: TurnState, deps: EngineDeps): Promise<void> {
-  if (!turn.ledger) return;
+  if (!turn.context.ledger) return;
   const chars = turn.gather.text.length;
   if (!turn.profile.context.exactTokenizer || !turn.profile.models.answer) {
     // The whole chart goes unmeasured: only the summary learns of the gathered text.
-    if (turn.context) turn.context = { ...turn.context, derived_context_chars: chars };
+    const summary = turn.context.summary;
+    if (summary) adoptContextView(turn, { summary: { ...summary, derived_context_chars: chars } });
     return;
   }
   if (chars === 0) {
     // Nothing gathered: the first selection already measured this very Answer request.
-    turn.steps.push({ role: 'context_reselection', stage: 'answer', outcome: 'unchanged', reason: 'nothing_gathered', gathered_chars: 0 });
+    recordStep(turn, { role: 'context_reselection', stage: 'answer', outcome: 'unchanged', reason: 'nothing_gathered', gathered_chars: 0 });
     return;
   }
-  const before = { context: turn.context, contextMessage: turn.contextMessage, conversation: turn.conversation };
+  const before = { summary: turn.context.summary, contextMessage: turn.context.contextMessage, conversation: turn.context.conversation };
   try {
-    await selectAnswerContext(turn, deps, turn.ledger, 'context_reselection');
-    if (turn.context) turn.context = { ...turn.context, history: mergedHistory(before.context?.history as HistorySummary, turn.context.history as HistorySummary) };
+    await selectAnswerContext(turn, deps, turn.context.ledger, 'context_reselection');
+    const summary = turn.context.summary;
+    if (summary) adoptContextView(turn, { summary: { ...summary, history: mergedHistory(before.summary?.history ?? null, summary.history) } });
   } catch (err) {
     if (turn.signal.aborted || !(err instanceof HubError) || err.code !== 'insufficient_context') throw err;
-    Object.assign(turn, before);
-    turn.gather.text = '';
-    turn.steps.push({ role: 'context_reselection', stage: 'answer', outcome: 'gathered_dropped', reason: 'insufficient_context', gathered_chars: chars });
+    adoptContextView(turn, before);
+    dropGathered(turn.gather);
+    recordStep(turn, { role: 'context_reselection', stage: 'answer', outcome: 'gathered_dropped', reason: 'insufficient_context', gathered_chars: chars });
   }
 }

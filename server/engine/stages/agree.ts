@@ -12,6 +12,9 @@ import { productValidation } from '../envelope';
 import { MAX_CHECKED_STATEMENTS, factCheckIO } from '../grounding';
 import { splitSentences } from '../references';
 import { isSubstantive } from '../substance';
+import { recordStep } from '../steps';
+import { noteAgreement, type Agreement, type AgreementClaim, type AgreementClaimStatus } from '../slices/review';
+import { raiseIssues, settleAnswerValidation } from '../slices/validation';
 import type { EngineDeps, Stage, TurnState } from '../types';
 import { answerRequest } from './answer';
 import { promptLayout } from '../fit';
@@ -20,34 +23,25 @@ import { stableEvent } from './resolve-refs';
 const AGREEMENT_PREFACE =
   'In this check the SOURCE of every pair is a second, independent answer to the same question about this patient (not a chart record). Judge each STATEMENT against that second answer only.';
 
-type ClaimStatus = 'agreed' | 'differs' | 'unverified' | 'unchecked';
-const CLAIM_STATUS: Record<FactCheckResult['support'], ClaimStatus> = { supported: 'agreed', contradicted: 'differs', not_addressed: 'unverified', unchecked: 'unchecked' };
+const CLAIM_STATUS: Record<FactCheckResult['support'], AgreementClaimStatus> = { supported: 'agreed', contradicted: 'differs', not_addressed: 'unverified', unchecked: 'unchecked' };
 
-interface AgreementClaim {
-  claim_index: number;
-  claim: string;
-  status: ClaimStatus;
-  /** What the second answer says instead (differing claims only). */
-  other_says?: string[];
-}
-
-export function agreementStatus(claims: readonly AgreementClaim[]): 'agreed' | 'partly' | 'differs' | 'unchecked' {
+export function agreementStatus(claims: readonly AgreementClaim[]): Agreement['status'] {
   if (claims.length === 0 || claims.every((c) => c.status === 'unchecked')) return 'unchecked';
   if (claims.some((c) => c.status === 'differs')) return 'differs';
   if (claims.every((c) => c.status === 'agreed')) return 'agreed';
   return 'partly';
 }
 
-async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record<string, unknown>> {
+async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Agreement> {
   const model = turn.profile.models.second!;
-  const sentences = splitSentences(turn.draft!.answer).map(normaliseClaim).filter((s) => /[\p{L}\p{N}]/u.test(s));
+  const sentences = splitSentences(turn.answer.draft!.answer).map(normaliseClaim).filter((s) => /[\p{L}\p{N}]/u.test(s));
   // Sentences past the checker bound stay `unchecked` (a runaway Answer must not mean thousands of calls).
   const checkable = sentences.slice(0, MAX_CHECKED_STATEMENTS);
-  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, await promptLayout(turn, deps, model), 'second');
+  const body = answerRequest(turn, deps, turn.context.contextMessage, turn.context.conversation, await promptLayout(turn, deps, model), 'second');
   const outcome = await callChecker(turn, deps, 'agree', body);
   const second = outcome.ok ? parseAnswer(outcome.result.content) : null;
   const usable = second !== null && second.structured && isSubstantive(second.answer);
-  turn.steps.push({ role: 'second_writer', model, usable, error: outcome.ok ? null : outcome.error, prompt_tokens: outcome.ok ? outcome.result.usage.prompt_tokens : null });
+  recordStep(turn, { role: 'second_writer', model, usable, error: outcome.ok ? null : outcome.error, prompt_tokens: outcome.ok ? outcome.result.usage.prompt_tokens : null });
 
   let results: FactCheckResult[] = sentences.map(() => ({ support: 'unchecked', facts: null, batch: null }));
   if (usable) {
@@ -56,7 +50,7 @@ async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record
     const items = checkable.map((statement) => ({ statement, sources }));
     const run = await runFactChecks(items, factCheckIO(turn, deps, 'agreement', instructions), { signal: turn.signal });
     results = [...run.results, ...results.slice(run.results.length)];
-    turn.steps.push({ role: 'agreement_check', claims: sentences.length, batches: run.batches });
+    recordStep(turn, { role: 'agreement_check', claims: sentences.length, batches: run.batches });
   }
   const claims: AgreementClaim[] = sentences.map((claim, i) => {
     const status = CLAIM_STATUS[results[i].support];
@@ -74,12 +68,12 @@ async function checkAgreement(turn: TurnState, deps: EngineDeps): Promise<Record
   };
 }
 
-function agreementIssues(agreement: Record<string, unknown>): Array<Record<string, unknown>> {
+function agreementIssues(agreement: Agreement): Array<Record<string, unknown>> {
   const model = String(agreement.model);
   if (agreement.status === 'unchecked') {
     return [{ id: 'agreement_unavailable', status: 'warn', severity: 'warn', reason: `The second writer (${model}) could not be compared with this answer.` }];
   }
-  return (agreement.claims as AgreementClaim[]).flatMap((c): Array<Record<string, unknown>> => {
+  return agreement.claims.flatMap((c): Array<Record<string, unknown>> => {
     if (c.status === 'differs') {
       const says = c.other_says?.length ? `: ${c.other_says.join('; ')}` : '';
       return [{ id: 'agreement', status: 'fail', severity: 'warn', claim: c.claim, reason: `The second writer (${model}) states this differently${says}.` }];
@@ -92,16 +86,16 @@ function agreementIssues(agreement: Record<string, unknown>): Array<Record<strin
 export const agreeStage: Stage = {
   name: 'agree',
   async *run(turn, deps) {
-    if (turn.draft && isSubstantive(turn.draft.answer)) {
+    if (turn.answer.draft && isSubstantive(turn.answer.draft.answer)) {
       const agreement = await checkAgreement(turn, deps);
-      turn.agreement = agreement;
+      noteAgreement(turn, agreement);
       const issues = agreementIssues(agreement);
-      turn.issues.push(...issues);
+      raiseIssues(turn, issues);
       const differs = issues.find((i) => i.id === 'agreement' && i.status === 'fail');
       if (differs) escalateAnswer(turn, 'yellow', `A second writer states part of this answer differently: ${differs.claim}`);
       else if (agreement.status === 'unchecked') escalateAnswer(turn, 'yellow', 'The second-writer agreement check could not be completed.');
     }
-    turn.answerValidation = productValidation(turn, 'final');
+    settleAnswerValidation(turn, productValidation(turn, 'final'));
     yield stableEvent(turn, 'answer_validation');
   },
 };

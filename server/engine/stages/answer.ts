@@ -10,6 +10,9 @@ import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
 import { gatheredNotes } from '../gather/gathered';
 import { writerSampling } from '../sampling';
 import { FALLBACK_ANSWER, isSubstantive } from '../substance';
+import { recordStep } from '../steps';
+import { adoptDraft, settleAnswerConfidence } from '../slices/answer';
+import { raiseIssues } from '../slices/validation';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 
 /**
@@ -34,7 +37,7 @@ export function answerRequest(
   const instructions = deps.catalog.readPrompt(prompt) + (gathered === '' ? '' : `\n\n${gathered}`);
   const body: ChatRequest = {
     model: profile.models[role]!,
-    messages: stageMessages(contextMessage, { instructions, history, question: turn.question }, layout),
+    messages: stageMessages(contextMessage, { instructions, history, question: turn.context.question }, layout),
     ...writerSampling(profile, request, deps.config, role),
   };
   // Product and chart_answer profiles own the schema; legs keep the caller's response_format (§3.9).
@@ -45,13 +48,13 @@ export function answerRequest(
 
 async function synthesize(turn: TurnState, deps: EngineDeps, role: 'answer_synth' | 'answer_resynth'): Promise<AnswerDraft> {
   const layout = await promptLayout(turn, deps, turn.profile.models.answer!);
-  const body = answerRequest(turn, deps, turn.contextMessage, turn.conversation, layout);
+  const body = answerRequest(turn, deps, turn.context.contextMessage, turn.context.conversation, layout);
   const result = await callModel(turn, deps, 'answer', body);
   let draft = parseAnswer(result.content);
   // A hub-owned Answer must be the chart_answer JSON: free text (or a truncated reply) is not shown
   // as if it had been written to the contract — it counts as no answer (§7.1) and is written again.
   if (turn.profile.policies.answerContract === 'chart_answer' && !draft.structured) draft = { ...draft, answer: '', citations: [], blocks: [], rawBlocks: [] };
-  turn.steps.push({
+  recordStep(turn, {
     role,
     model: body.model,
     structured: draft.structured,
@@ -75,16 +78,17 @@ export const answerStage: Stage = {
     // The substance gate (§7.1) guards hub-owned Answers; legs return what the writer said.
     if (turn.profile.policies.answerContract === 'chart_answer' && !isSubstantive(draft.answer)) {
       const loops = Math.max(1, turn.profile.policies.reviewLoops);
-      for (let i = 0; i < loops && !isSubstantive(draft.answer); i++) draft = await synthesize(turn, deps, 'answer_resynth');
+      let attempts = 1;
+      for (; attempts <= loops && !isSubstantive(draft.answer); attempts++) draft = await synthesize(turn, deps, 'answer_resynth');
       if (isSubstantive(draft.answer)) {
-        turn.confidence.answer = { level: 'yellow', note: 'An initial draft was not a usable answer; it was written again.' };
+        settleAnswerConfidence(turn, { level: 'yellow', note: 'An initial draft was not a usable answer; it was written again.' });
       } else {
         draft = fallbackDraft();
-        turn.confidence.answer = { level: 'red', note: 'The writer did not produce a usable answer.' };
-        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The model did not produce a substantive answer.', source_indices: [] });
+        settleAnswerConfidence(turn, { level: 'red', note: 'The writer did not produce a usable answer.' });
+        raiseIssues(turn, [{ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The model did not produce a substantive answer.', source_indices: [] }]);
       }
-      turn.steps.push({ role: 'substance_gate', substantive: isSubstantive(draft.answer), attempts: turn.steps.filter((s) => s.role === 'answer_resynth').length + 1 });
+      recordStep(turn, { role: 'substance_gate', substantive: isSubstantive(draft.answer), attempts });
     }
-    turn.draft = draft;
+    adoptDraft(turn, draft);
   },
 };

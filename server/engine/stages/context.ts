@@ -2,6 +2,8 @@
 import { extractChart } from '../../context/inline-chart';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
+import { adoptLedger, openChart } from '../slices/context';
+import { recordStep } from '../steps';
 import type { Stage } from '../types';
 import { yieldIfLarge } from '../../event-loop';
 import { addDrugEvidence, explainBudgetFailure } from './drug-safety';
@@ -22,15 +24,16 @@ export const contextStage: Stage = {
       hasInlineChart: chart.chartMessageIndices.length > 0,
       signal: turn.signal,
       // A source's account (QueryStore: snapshot, cache outcome, slice tiers) goes to the trace, failures included.
-      report: (r) => turn.steps.push({ role: 'context_source', ...r }),
+      report: (r) => recordStep(turn, { role: 'context_source', ...r }),
     });
     const fetched = performance.now();
     await yieldIfLarge(sourced.records.length);
-    turn.question = chart.question;
     const chartIdx = new Set(chart.chartMessageIndices);
     // The question and the chart are placed by the layout; prior prose turns are history.
-    turn.conversation = request.messages.filter(
-      (m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant'),
+    openChart(
+      turn,
+      chart.question,
+      request.messages.filter((m, i) => !chartIdx.has(i) && i !== chart.questionIndex && (m.role === 'user' || m.role === 'assistant')),
     );
     // Facts come from the complete chart before any selection (§6.1) and open the context message.
     await prepareTemporal(turn, deps, sourced);
@@ -39,14 +42,14 @@ export const contextStage: Stage = {
     const drugStarted = performance.now();
     const ledger = addDrugEvidence(turn, deps, sourced);
     const drugMs = performance.now() - drugStarted;
-    turn.ledger = ledger;
+    adoptLedger(turn, ledger);
     try {
       if (turn.profile.context.exactTokenizer && turn.profile.models.answer) await selectAnswerContext(turn, deps, ledger);
       else wholeChartContext(turn, ledger);
     } catch (err) {
       throw explainKnowledgeBudgetFailure(explainBudgetFailure(err, ledger), ledger);
     }
-    turn.steps.push({
+    recordStep(turn, {
       role: 'context_preparation_timing',
       source_fetch_ms: fetched - started,
       drug_safety_ms: drugMs,
@@ -54,7 +57,7 @@ export const contextStage: Stage = {
       sources: ledger.sources,
       ledger_records: ledger.records.length,
       // Counted once, by the context summary the selection just wrote.
-      records_by_source: turn.context?.records_by_source,
+      records_by_source: turn.context.summary?.records_by_source,
     });
   },
 };

@@ -15,6 +15,7 @@ import { HubError } from '../../errors';
 import { renderRecordLine } from '../../context/render';
 import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
 import { gateText } from './gate';
+import { recordStep } from '../steps';
 import type { EngineDeps, TurnState } from '../types';
 
 export const DRUG_SAFETY_SOURCE = 'drug-safety';
@@ -43,7 +44,7 @@ export function drugSafetyKeys(part: DrugSafetyTurn): Record<string, unknown> {
 
 /** "Today" of the turn: the reference date the temporal facts resolved, else the UTC date. */
 function referenceDateOf(turn: TurnState): string {
-  return turn.referenceDate ?? new Date().toISOString().slice(0, 10);
+  return turn.context.referenceDate ?? new Date().toISOString().slice(0, 10);
 }
 
 function referenceRecords(deps: EngineDeps, ledger: EvidenceLedger, prepared: PreparedDrugSafety): EvidenceRecord[] {
@@ -96,22 +97,22 @@ export function addDrugEvidence(turn: TurnState, deps: EngineDeps, ledger: Evide
     return ledger;
   }
   const started = performance.now();
-  const prepared = service.prepare({ records: ledger.records, preamble: ledger.preamble, question: turn.question, referenceDate: referenceDateOf(turn) });
+  const prepared = service.prepare({ records: ledger.records, preamble: ledger.preamble, question: turn.context.question, referenceDate: referenceDateOf(turn) });
   part.prepared = prepared;
   part.result = service.notRun(prepared, NOT_RUN);
   const added = ledger.records.length > 0 ? referenceRecords(deps, ledger, prepared) : [];
-  turn.steps.push({ role: 'drug_safety_evidence', references: added.length, named_in_question: prepared.references.filter((r) => r.named).length, duration_ms: performance.now() - started });
+  recordStep(turn, { role: 'drug_safety_evidence', references: added.length, named_in_question: prepared.references.filter((r) => r.named).length, duration_ms: performance.now() - started });
   return appendReferences(ledger, added);
 }
 
 /** Step 2, before `answer_done`: the checks over the Answer (prose and table rows), once per turn. */
 export function checkDrugSafety(turn: TurnState, deps: EngineDeps): void {
   const part = turn.drugSafety;
-  if (part.checked || !part.prepared || !deps.drugSafety || !turn.draft) return;
+  if (part.checked || !part.prepared || !deps.drugSafety || !turn.answer.draft) return;
   const started = performance.now();
-  part.result = deps.drugSafety.check(part.prepared, gateText(turn.draft));
+  part.result = deps.drugSafety.check(part.prepared, gateText(turn.answer.draft));
   part.checked = true;
-  turn.steps.push({ role: 'drug_safety', ...traceSummary(part.result), duration_ms: performance.now() - started });
+  recordStep(turn, { role: 'drug_safety', ...traceSummary(part.result), duration_ms: performance.now() - started });
 }
 
 /**

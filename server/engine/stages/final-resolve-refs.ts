@@ -4,6 +4,7 @@
  * not make the Answer unavailable (decision 16). Reviewed plans settle after grounding instead.
  */
 import { productValidation } from '../envelope';
+import { settleAnswerValidation } from '../slices/validation';
 import type { Stage } from '../types';
 import { modelChecksPending, resolveAnswerReferences } from './resolve-refs';
 
@@ -13,8 +14,9 @@ export const finalResolveRefsStage: Stage = {
     const pending = modelChecksPending(turn);
     resolveAnswerReferences(turn, pending ? 'checking' : 'unchecked');
     // Keep the settled time of answer_done when nothing changed since (identical envelopes).
-    const before = turn.answerValidation;
+    const before = turn.validation.answerValidation;
     const next = productValidation(turn, pending ? 'checking' : 'final');
-    turn.answerValidation = before && before.status === next.status && JSON.stringify({ ...before, completedAt: 0 }) === JSON.stringify({ ...next, completedAt: 0 }) ? before : next;
+    const settled = before && before.status === next.status && JSON.stringify({ ...before, completedAt: 0 }) === JSON.stringify({ ...next, completedAt: 0 }) ? before : next;
+    settleAnswerValidation(turn, settled);
   },
 };

@@ -9,6 +9,9 @@ import { runContractGate } from '../../checks/contracts';
 import { applyTemporalGate, temporalGateSteps } from '../../checks/temporal/gate';
 import { LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS, yieldToLoop } from '../../event-loop';
 import { mergeContractConfidence, mergeGateConfidence } from '../confidence';
+import { recordStep } from '../steps';
+import { settleCheckedDraft } from '../slices/answer';
+import { raiseIssues, recordTemporalGate } from '../slices/validation';
 import type { AnswerDraft, Stage, TableBlock, TurnState } from '../types';
 
 /** The gate reads tables too: each row as `cell | cell | …` after the prose (§6.3). */
@@ -24,29 +27,29 @@ function snapshot(draft: AnswerDraft): AnswerDraft {
 
 function runContracts(turn: TurnState, draft: AnswerDraft): { draft: AnswerDraft; changed: boolean } {
   const result = runContractGate({ ...draft, blocks: draft.rawBlocks as TableBlock[] });
-  turn.issues.push(...result.issues);
+  raiseIssues(turn, result.issues);
   mergeContractConfidence(turn, result.issues);
-  turn.steps.push({ role: 'table_contract', blocks_withheld: result.blocksWithheld, issues: result.issues.length });
+  recordStep(turn, { role: 'table_contract', blocks_withheld: result.blocksWithheld, issues: result.issues.length });
   return { draft: { ...result.draft, declared: draft.declared, rawBlocks: result.draft.blocks, structured: draft.structured }, changed: result.changed };
 }
 
 /** A gate over this much text, or over the facts of this large a chart, starts on a fresh loop turn. */
 function isLargeGate(turn: TurnState, answer: string): boolean {
-  return answer.length + turn.question.length > SLICE_ABOVE_CHARS || (turn.facts?.date_ledger.length ?? 0) > YIELD_ABOVE_RECORDS;
+  return answer.length + turn.context.question.length > SLICE_ABOVE_CHARS || (turn.context.facts?.date_ledger.length ?? 0) > YIELD_ABOVE_RECORDS;
 }
 
 async function runTemporal(turn: TurnState, draft: AnswerDraft): Promise<{ draft: AnswerDraft; changed: boolean }> {
-  const input = { question: turn.question, answer: gateText(draft), citations: draft.citations, facts: turn.facts, mode: turn.temporal.mode };
+  const input = { question: turn.context.question, answer: gateText(draft), citations: draft.citations, facts: turn.context.facts, mode: turn.temporal.mode };
   // runTemporalGate's result, giving the loop back between checks once they have held it for a slice.
   const result = await stepsInSlices(temporalGateSteps(input), new LoopSlice());
   const applied = applyTemporalGate(result, { answer: draft.answer, citations: draft.citations, blocks: draft.blocks });
   // A failure the patch corrected stays listed (the draft had it) but no longer blocks the Answer.
   const patched = applied.applied === 'patch';
-  turn.issues.push(...result.checks.filter((c) => c.status !== 'pass').map((c) => (patched && c.status === 'fail' ? { ...c, resolved_by: 'patch' } : { ...c })));
-  turn.temporalGate = { ...result, applied: applied.applied };
+  raiseIssues(turn, result.checks.filter((c) => c.status !== 'pass').map((c) => (patched && c.status === 'fail' ? { ...c, resolved_by: 'patch' } : { ...c })));
+  recordTemporalGate(turn, { ...result, applied: applied.applied });
   mergeGateConfidence(turn);
 
-  turn.steps.push({ role: 'temporal_gate', mode: result.mode, status: result.status, applied: applied.applied, n_checks: result.checks.length });
+  recordStep(turn, { role: 'temporal_gate', mode: result.mode, status: result.status, applied: applied.applied, n_checks: result.checks.length });
   if (!applied.changed) return { draft, changed: false };
   return { draft: { ...draft, answer: applied.answer, citations: applied.citations, blocks: applied.blocks }, changed: true };
 }
@@ -54,19 +57,18 @@ async function runTemporal(turn: TurnState, draft: AnswerDraft): Promise<{ draft
 export const gateStage: Stage = {
   name: 'gate',
   async run(turn) {
-    if (!turn.draft) return;
-    if (turn.temporalGate !== null) {
+    if (!turn.answer.draft) return;
+    if (turn.validation.temporalGate !== null) {
       // Later occurrence: review labels and never rewrites (decision 9), so there is nothing to re-gate.
-      turn.steps.push({ role: 'temporal_gate', regate: false, reason: 'answer unchanged by review' });
+      recordStep(turn, { role: 'temporal_gate', regate: false, reason: 'answer unchanged by review' });
       return;
     }
-    const first = snapshot(turn.draft);
-    let draft = turn.draft;
+    const first = snapshot(turn.answer.draft);
+    let draft = turn.answer.draft;
     let changed = false;
     if (turn.profile.policies.output === 'product') ({ draft, changed } = runContracts(turn, draft));
     if (isLargeGate(turn, draft.answer)) await yieldToLoop();
     const temporal = await runTemporal(turn, draft);
-    turn.draft = temporal.draft;
-    if (changed || temporal.changed) turn.originalDraft = first;
+    settleCheckedDraft(turn, temporal.draft, changed || temporal.changed ? first : null);
   },
 };

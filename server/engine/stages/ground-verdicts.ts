@@ -7,6 +7,8 @@ import type { CheckedPair } from '../grounding';
 import { groundClaims } from '../grounding';
 import { escalateAnswer } from '../confidence';
 import { productValidation } from '../envelope';
+import { adoptReferences } from '../slices/answer';
+import { raiseIssues, settleAnswerValidation } from '../slices/validation';
 import type { Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 
@@ -49,24 +51,24 @@ export function mergeGroundingConfidence(turn: TurnState, issues: ReadonlyArray<
 
 /** Without grounding (policy `off`) resolved references stay `unchecked` with no label (decision 16). */
 function leaveUnchecked(turn: TurnState): void {
-  turn.references = turn.references.map((r) => (r.groundingStatus === 'checking' ? { ...r, groundingStatus: 'unchecked', grounded: null } : r));
+  adoptReferences(turn, turn.answer.references.map((r) => (r.groundingStatus === 'checking' ? { ...r, groundingStatus: 'unchecked', grounded: null } : r)));
 }
 
 export const groundVerdictsStage: Stage = {
   name: 'ground_verdicts',
   async *run(turn, deps) {
     const policy = turn.profile.policies.review;
-    if (policy && policy.grounding !== 'off' && turn.draft) {
-      const passing = (turn.temporalGate?.checks ?? []).filter((c) => c.status === 'pass');
-      const grounded = await groundClaims(turn, deps, turn.references, { locations: ['answer', 'block'], stage: 'grounding', useFolded: policy.grounding === 'folded', passingChecks: passing });
-      turn.references = grounded.references;
+    if (policy && policy.grounding !== 'off' && turn.answer.draft) {
+      const passing = (turn.validation.temporalGate?.checks ?? []).filter((c) => c.status === 'pass');
+      const grounded = await groundClaims(turn, deps, turn.answer.references, { locations: ['answer', 'block'], stage: 'grounding', useFolded: policy.grounding === 'folded', passingChecks: passing });
+      adoptReferences(turn, grounded.references);
       const issues = groundingIssues(grounded.checked);
-      turn.issues.push(...issues);
+      raiseIssues(turn, issues);
       mergeGroundingConfidence(turn, issues);
     } else {
       leaveUnchecked(turn);
     }
-    turn.answerValidation = productValidation(turn, 'final');
+    settleAnswerValidation(turn, productValidation(turn, 'final'));
     if (!turn.profile.stages.includes('agree')) yield stableEvent(turn, 'answer_validation');
   },
 };

@@ -10,7 +10,10 @@ import { LoopSlice, stepsInSlices } from '../../event-loop';
 import { groundClaims } from '../grounding';
 import { escalate } from '../confidence';
 import { citationsFromReferences, claimUsages, mergeReferences, resolveReferences, type Reference } from '../references';
-import type { ConfidenceLevel, EngineDeps, Stage, TurnState } from '../types';
+import { recordStep } from '../steps';
+import { adoptReferences, settleInDepth, settleInDepthConfidence, type ConfidenceLevel, type InDepthSection, type InDepthValidation } from '../slices/answer';
+import type { ReviewSlice } from '../slices/review';
+import type { EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 
 /** Markdown bullets; a marked claim keeps its text and gets its notes as a nested bullet. */
@@ -39,7 +42,7 @@ function citationChecks(claims: readonly string[], refs: readonly Reference[], m
   });
 }
 
-function inDepthConfidence(claims: readonly string[], marks: readonly InDepthMark[], review: TurnState['inDepthReview']): ConfidenceLevel {
+function inDepthConfidence(claims: readonly string[], marks: readonly InDepthMark[], review: ReviewSlice['inDepth']): ConfidenceLevel {
   const markedClaims = new Set(marks.map((m) => m.claim_index));
   let level: ConfidenceLevel = { level: 'green', note: '' };
   // Red only when every point is questioned; some questioned points make the section yellow (§7.7 Target).
@@ -50,7 +53,7 @@ function inDepthConfidence(claims: readonly string[], marks: readonly InDepthMar
 }
 
 /** The reviewer's flags as yellow marks carrying its note. */
-function reviewMarks(review: TurnState['inDepthReview'], claimCount: number): InDepthMark[] {
+function reviewMarks(review: ReviewSlice['inDepth'], claimCount: number): InDepthMark[] {
   if (!review) return [];
   return [...review.notes]
     .filter(([n]) => n >= 1 && n <= claimCount)
@@ -85,25 +88,25 @@ function validationStatus(gate: InDepthGateResult, marks: readonly InDepthMark[]
 }
 
 function settleError(turn: TurnState): void {
-  const error = String(turn.inDepth?.error ?? 'In-Depth was not generated.');
-  turn.confidence.in_depth = { level: 'red', note: error };
+  const error = String(turn.answer.inDepth?.error ?? 'In-Depth was not generated.');
+  settleInDepthConfidence(turn, { level: 'red', note: error });
 }
 
 export const inDepthGateStage: Stage = {
   name: 'indepth_gate',
   async *run(turn, deps) {
-    const drafted = turn.inDepthClaims;
-    if (drafted === null || !turn.ledger) {
+    const drafted = turn.answer.inDepthClaims;
+    if (drafted === null || !turn.context.ledger) {
       settleError(turn);
       yield stableEvent(turn, 'indepth_error');
       return;
     }
     // runInDepthGate's result, the loop given back between claims once they have held it for a slice.
-    const gate = await stepsInSlices(inDepthGateSteps({ claims: drafted, facts: turn.facts, mode: turn.temporal.mode, ledgerSize: turn.ledger.records.length }), new LoopSlice());
+    const gate = await stepsInSlices(inDepthGateSteps({ claims: [...drafted], facts: turn.context.facts, mode: turn.temporal.mode, ledgerSize: turn.context.ledger.records.length }), new LoopSlice());
     const policy = turn.profile.policies.review;
     const grounds = policy !== null && policy.grounding !== 'off' && turn.profile.stages.includes('ground_verdicts');
-    let claimRefs = resolveReferences(claimUsages(gate.claims, 'indepth'), turn.ledger, grounds ? 'checking' : 'unchecked');
-    let marks: InDepthMark[] = [...gate.marked, ...reviewMarks(turn.inDepthReview, gate.claims.length)];
+    let claimRefs = resolveReferences(claimUsages(gate.claims, 'indepth'), turn.context.ledger, grounds ? 'checking' : 'unchecked');
+    let marks: InDepthMark[] = [...gate.marked, ...reviewMarks(turn.review.inDepth, gate.claims.length)];
     let grounding: ClaimGrounding = new Map();
     if (grounds) {
       const grounded = await groundInDepth(turn, deps, gate.claims, claimRefs);
@@ -112,11 +115,11 @@ export const inDepthGateStage: Stage = {
       grounding = grounded.grounding;
     }
     // A claim citing a record outside the chart is marked; its index never becomes a reference (§12).
-    turn.references = mergeReferences(turn.references, claimRefs.filter((r) => r.resolutionStatus === 'resolved'));
+    adoptReferences(turn, mergeReferences(turn.answer.references, claimRefs.filter((r) => r.resolutionStatus === 'resolved')));
     const marked = { ...gate, marked: marks };
-    const validation: Record<string, unknown> = { ...gate, status: validationStatus(gate, marks), marked: marks, citation_checks: citationChecks(gate.claims, claimRefs, marks, grounding) };
-    if (turn.inDepthReview) validation.review_status = turn.inDepthReview.status;
-    const inDepth: Record<string, unknown> = {
+    const validation: InDepthValidation = { ...gate, status: validationStatus(gate, marks), marked: marks, citation_checks: citationChecks(gate.claims, claimRefs, marks, grounding) };
+    if (turn.review.inDepth) validation.review_status = turn.review.inDepth.status;
+    const inDepth: InDepthSection = {
       status: 'complete',
       answer: renderClaims(gate.claims, marked),
       error: '',
@@ -125,11 +128,11 @@ export const inDepthGateStage: Stage = {
     if (gate.claims.join('\n') !== drafted.join('\n')) {
       // A safe repair changed a claim: the first draft stays inspectable (§3.5).
       inDepth.reviewDraft = drafted.map((c) => `- ${c}`).join('\n');
-      inDepth.reviewReferences = resolveReferences(claimUsages(drafted, 'indepth_review_draft'), turn.ledger, 'unchecked');
+      inDepth.reviewReferences = resolveReferences(claimUsages(drafted, 'indepth_review_draft'), turn.context.ledger, 'unchecked');
     }
-    turn.inDepth = inDepth;
-    turn.confidence.in_depth = inDepthConfidence(gate.claims, marks, turn.inDepthReview);
-    turn.steps.push({ role: 'indepth', claims: gate.claims.length, marked: marks.length, citations: citationsFromReferences(claimRefs).length });
+    settleInDepth(turn, inDepth);
+    settleInDepthConfidence(turn, inDepthConfidence(gate.claims, marks, turn.review.inDepth));
+    recordStep(turn, { role: 'indepth', claims: gate.claims.length, marked: marks.length, citations: citationsFromReferences(claimRefs).length });
     yield stableEvent(turn, 'indepth_done');
   },
 };

@@ -12,6 +12,10 @@ import { writerSampling } from '../sampling';
 import { isSubstantive } from '../substance';
 import { citationMarkers, stripFences } from '../answer-parse';
 import { contentText } from '../../context/inline-chart';
+import { recordStep } from '../steps';
+import { adoptDraft, noteInDepthClaims, settleInDepth } from '../slices/answer';
+import { dropHistoryMessage } from '../slices/context';
+import { noteInDepthReview } from '../slices/review';
 import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 import { reviewInDepth, reviewsInDepth } from '../indepth-review';
@@ -29,10 +33,10 @@ const IN_DEPTH_RESPONSE_FORMAT = {
 export function inDepthRequest(turn: TurnState, deps: EngineDeps, layout: PromptLayout = 'joined'): ChatRequest {
   const gathered = gatheredEvidence(turn);
   // The gathered section only when something was gathered: a plan without it keeps its prompt (and its cache).
-  const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.draft?.answer ?? ''}${gathered ? `\n\n=== GATHERED KB / EVIDENCE ===\n${gathered}` : ''}`;
+  const instructions = `${deps.catalog.readPrompt(turn.profile.prompts.indepth!)}\n\n=== DIRECT ANSWER (elaborate THIS; do not restate it) ===\n${turn.answer.draft?.answer ?? ''}${gathered ? `\n\n=== GATHERED KB / EVIDENCE ===\n${gathered}` : ''}`;
   return {
     model: turn.profile.models.indepth!,
-    messages: stageMessages(turn.contextMessage, { instructions, history: turn.conversation, question: turn.question }, layout),
+    messages: stageMessages(turn.context.contextMessage, { instructions, history: turn.context.conversation, question: turn.context.question }, layout),
     ...writerSampling(turn.profile, turn.request, deps.config, 'indepth'),
     response_format: IN_DEPTH_RESPONSE_FORMAT,
   };
@@ -61,8 +65,8 @@ function lastAssistantDraft(turn: TurnState): AnswerDraft | null {
   // The message as sent (its [N] markers cite this chart), and no longer repeated as history.
   const last = [...turn.request.messages].reverse().find((m) => m.role === 'assistant');
   if (!last) return null;
-  const at = turn.conversation.map((m) => m.role).lastIndexOf('assistant');
-  if (at >= 0) turn.conversation = turn.conversation.filter((_, i) => i !== at);
+  const at = turn.context.conversation.map((m) => m.role).lastIndexOf('assistant');
+  if (at >= 0) dropHistoryMessage(turn, at);
   const answer = contentText(last.content).trim();
   return { answer, citations: citationMarkers(answer), declared: [], blocks: [], rawBlocks: [], structured: false };
 }
@@ -72,23 +76,23 @@ export const inDepthStage: Stage = {
   async *run(turn, deps) {
     // A plan without an answer stage (the `indepth-only:` leg) elaborates the conversation's last
     // assistant message (§4.5).
-    if (!turn.draft) turn.draft = lastAssistantDraft(turn);
-    turn.inDepth = pendingInDepth();
+    if (!turn.answer.draft) adoptDraft(turn, lastAssistantDraft(turn));
+    settleInDepth(turn, pendingInDepth());
     yield stableEvent(turn, 'indepth_pending');
-    if (!turn.draft || !isSubstantive(turn.draft.answer)) {
-      turn.inDepth = { status: 'needs_review', answer: '', error: 'In-Depth was withheld because the final Answer was not substantive.', validation: null };
-      turn.steps.push({ role: 'indepth_withheld', reason: 'answer_not_substantive' });
+    if (!turn.answer.draft || !isSubstantive(turn.answer.draft.answer)) {
+      settleInDepth(turn, { status: 'needs_review', answer: '', error: 'In-Depth was withheld because the final Answer was not substantive.', validation: null });
+      recordStep(turn, { role: 'indepth_withheld', reason: 'answer_not_substantive' });
       return;
     }
     const body = inDepthRequest(turn, deps, await promptLayout(turn, deps, turn.profile.models.indepth!));
     const result = await callModel(turn, deps, 'indepth', body);
     const claims = parseClaims(result.content);
-    turn.steps.push({ role: 'indepth_synth', model: body.model, claims: claims?.length ?? null, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens });
+    recordStep(turn, { role: 'indepth_synth', model: body.model, claims: claims?.length ?? null, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens });
     if (claims === null) {
-      turn.inDepth = { status: 'needs_review', answer: '', error: 'In-Depth could not be generated: the model reply was not the expected list of claims.', validation: null };
+      settleInDepth(turn, { status: 'needs_review', answer: '', error: 'In-Depth could not be generated: the model reply was not the expected list of claims.', validation: null });
       return;
     }
-    turn.inDepthClaims = claims;
-    if (reviewsInDepth(turn)) turn.inDepthReview = await reviewInDepth(turn, deps, claims);
+    noteInDepthClaims(turn, claims);
+    if (reviewsInDepth(turn)) noteInDepthReview(turn, await reviewInDepth(turn, deps, claims));
   },
 };

@@ -6,15 +6,19 @@
 import { escalateAnswer } from '../confidence';
 import { productEnvelope, productValidation } from '../envelope';
 import { answerUsages, resolutionIssues, resolveReferences } from '../references';
+import { recordStep } from '../steps';
+import { noteAnswerDone } from '../budget';
+import { adoptReferences, noteEmitted, type EmittedEnvelope } from '../slices/answer';
+import { replaceIssues, settleAnswerValidation } from '../slices/validation';
 import type { EngineEvent, Stage, TurnState } from '../types';
 import { checkDrugSafety } from './drug-safety';
 
 /** Resolves the current Answer's references and raises `citation_resolution` for unknown indices. */
 export function resolveAnswerReferences(turn: TurnState, grounding: 'checking' | 'unchecked'): void {
-  if (!turn.draft || !turn.ledger) return;
-  turn.references = resolveReferences(answerUsages(turn.draft, 'answer'), turn.ledger, grounding);
-  const unresolved = resolutionIssues(turn.references);
-  turn.issues = turn.issues.filter((i) => i.id !== 'citation_resolution').concat(unresolved);
+  if (!turn.answer.draft || !turn.context.ledger) return;
+  adoptReferences(turn, resolveReferences(answerUsages(turn.answer.draft, 'answer'), turn.context.ledger, grounding));
+  const unresolved = resolutionIssues(turn.answer.references);
+  replaceIssues(turn, 'citation_resolution', unresolved);
   if (unresolved.length) escalateAnswer(turn, 'red', 'The answer cites a record that is not in the chart.');
 }
 
@@ -25,7 +29,7 @@ export function stableEvent(turn: TurnState, name: string): EngineEvent {
   // not copied (it lists every record of the chart, the largest part of an envelope).
   const data: Record<string, unknown> = structuredClone({ ...envelope, context: null });
   data.context = envelope.context;
-  turn.lastEmitted = data;
+  noteEmitted(turn, data as EmittedEnvelope);
   return { name, data };
 }
 
@@ -43,9 +47,9 @@ export const resolveRefsStage: Stage = {
     // is final here, so answer_done says so (no client mistakes a settled Answer for a pending one).
     const pending = modelChecksPending(turn);
     resolveAnswerReferences(turn, pending ? 'checking' : 'unchecked');
-    turn.answerValidation = productValidation(turn, pending ? 'checking' : 'final');
-    turn.steps.push({ role: 'resolve_refs', references: turn.references.length, unresolved: turn.references.filter((r) => r.resolutionStatus === 'unresolved').length });
-    turn.answerDoneAt = performance.now();
+    settleAnswerValidation(turn, productValidation(turn, pending ? 'checking' : 'final'));
+    recordStep(turn, { role: 'resolve_refs', references: turn.answer.references.length, unresolved: turn.answer.references.filter((r) => r.resolutionStatus === 'unresolved').length });
+    noteAnswerDone(turn);
     yield stableEvent(turn, 'answer_done');
   },
 };

@@ -20,6 +20,9 @@ import { callChecker, checkerSampling } from '../checker';
 import { escalateAnswer } from '../confidence';
 import { loadReviewPayload } from '../review-payload';
 import { isSubstantive } from '../substance';
+import { recordStep } from '../steps';
+import { noteAnswerReview } from '../slices/review';
+import { raiseIssues } from '../slices/validation';
 import type { EngineDeps, Stage, TurnState } from '../types';
 import { gatheredNotes } from '../gather/gathered';
 import { gateText } from './gate';
@@ -37,7 +40,7 @@ function reviewResponseFormat(folded: boolean): Record<string, unknown> {
 }
 
 function chartText(turn: TurnState): string {
-  return (turn.ledger?.records ?? []).map((r, i) => `[${i + 1}] ${r.date ?? ''} ${r.text}`).join('\n');
+  return (turn.context.ledger?.records ?? []).map((r, i) => `[${i + 1}] ${r.date ?? ''} ${r.text}`).join('\n');
 }
 
 export function reviewRequest(
@@ -47,7 +50,7 @@ export function reviewRequest(
   confirmed: readonly ConfirmedStatement[],
   layout: PromptLayout = 'joined',
 ): ChatRequest {
-  const draft = turn.draft!;
+  const draft = turn.answer.draft!;
   const parts = [deps.catalog.readPrompt(`${turn.profile.prompts.review!}-answer`).trim()];
   const confirmedBlock = renderConfirmed(confirmed);
   if (confirmedBlock) parts.push(confirmedBlock);
@@ -58,14 +61,14 @@ export function reviewRequest(
   const rows = gateText({ answer: '', blocks: draft.blocks });
   if (rows) parts.push(`=== STRUCTURED BLOCK TEXT ===\n${rows}`);
   if (pairs.length > 0) {
-    const byIndex = new Map(turn.references.map((r) => [r.index, r.sourceText ?? null]));
+    const byIndex = new Map(turn.answer.references.map((r) => [r.index, r.sourceText ?? null]));
     const items = pairs.map((p) => ({ statement: p.claim, sources: sourceLines(p.sourceIndices, (i) => byIndex.get(i) ?? null) }));
     parts.push(`=== CITED STATEMENTS ===\n${FOLDED_INSTRUCTIONS}\n\n${factCheckPrompt(items)}`);
   }
   return {
     model: turn.profile.models.review!,
     // The shared context message first (decision 8): the router has it cached from the Answer.
-    messages: stageMessages(turn.contextMessage, { instructions: parts.join('\n\n'), history: turn.conversation, question: turn.question }, layout),
+    messages: stageMessages(turn.context.contextMessage, { instructions: parts.join('\n\n'), history: turn.context.conversation, question: turn.context.question }, layout),
     ...checkerSampling(turn, deps, 'review'),
     response_format: reviewResponseFormat(pairs.length > 0),
   };
@@ -76,42 +79,42 @@ export const reviewStage: Stage = {
   async run(turn, deps) {
     // The `answer-review:` leg reviews an Answer the caller sends (§4.4); product plans review their own.
     if (turn.profile.policies.output === 'review') loadReviewPayload(turn);
-    const draft = turn.draft;
+    const draft = turn.answer.draft;
     if (!draft) {
       // §7.3 step 1: nothing to review is an unavailable check, not a judgement of an Answer.
-      turn.review = { status: 'unavailable', foldedPairs: null, pairs: [] };
-      turn.issues.push({ id: 'answer_review_unavailable', status: 'warn', severity: 'warn', reason: 'There was no answer to review.' });
+      noteAnswerReview(turn, { status: 'unavailable', foldedPairs: null, pairs: [] });
+      raiseIssues(turn, [{ id: 'answer_review_unavailable', status: 'warn', severity: 'warn', reason: 'There was no answer to review.' }]);
       escalateAnswer(turn, 'yellow', 'There was no answer to review.');
-      turn.steps.push({ role: 'answer_review', status: 'unavailable', reason: 'no_answer' });
+      recordStep(turn, { role: 'answer_review', status: 'unavailable', reason: 'no_answer' });
       return;
     }
     if (!isSubstantive(draft.answer)) {
-      turn.review = { status: 'needs_review', foldedPairs: null, pairs: [] };
-      if (!turn.issues.some((i) => i.id === 'substance_gate')) {
-        turn.issues.push({ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The answer to review is not substantive.', source_indices: [] });
+      noteAnswerReview(turn, { status: 'needs_review', foldedPairs: null, pairs: [] });
+      if (!turn.validation.issues.some((i) => i.id === 'substance_gate')) {
+        raiseIssues(turn, [{ id: 'substance_gate', status: 'fail', severity: 'block', reason: 'The answer to review is not substantive.', source_indices: [] }]);
       }
       escalateAnswer(turn, 'red', 'There was no usable answer to review.');
-      turn.steps.push({ role: 'answer_review', status: 'needs_review', reason: 'not_substantive' });
+      recordStep(turn, { role: 'answer_review', status: 'needs_review', reason: 'not_substantive' });
       return;
     }
     const folded = turn.profile.policies.review?.grounding === 'folded';
-    const pairs = folded ? groundingPairs(turn.references, ['answer', 'block']) : [];
+    const pairs = folded ? groundingPairs(turn.answer.references, ['answer', 'block']) : [];
     // The statements the reviewer is told are confirmed are the ones its flags are judged against.
-    const confirmed = confirmedStatements(turn.facts);
+    const confirmed = confirmedStatements(turn.context.facts);
     const body = reviewRequest(turn, deps, pairs, confirmed, await promptLayout(turn, deps, turn.profile.models.review!));
     const outcome = await callChecker(turn, deps, 'review', body);
     const verdict = outcome.ok ? parseRewriteVerdict(outcome.result.content) : null;
     const judgement = judgeReview(verdict, {
       reviewedText: gateText(draft),
-      ledgerSize: turn.ledger?.records.length ?? 0,
+      ledgerSize: turn.context.ledger?.records.length ?? 0,
       chartText: chartText(turn),
       confirmed,
     });
-    turn.issues.push(...judgement.issues);
+    raiseIssues(turn, judgement.issues);
     // Label only: a flag or an unavailable review makes the Answer yellow; its text is never touched.
     if (judgement.status !== 'checked') escalateAnswer(turn, 'yellow', judgement.note);
-    turn.review = { status: judgement.status, foldedPairs: verdict?.pairs ?? null, pairs };
-    turn.steps.push({
+    noteAnswerReview(turn, { status: judgement.status, foldedPairs: verdict?.pairs ?? null, pairs });
+    recordStep(turn, {
       role: 'answer_review',
       model: body.model,
       status: judgement.status,

@@ -5,6 +5,8 @@ import { parseChart } from '../../../server/context/inline-chart';
 import { HubError } from '../../../server/errors';
 import { createTurn } from '../../../server/engine/run';
 import { addDrugEvidence, checkDrugSafety, drugSafetyKeys, explainBudgetFailure } from '../../../server/engine/stages/drug-safety';
+import { adoptDraft } from '../../../server/engine/slices/answer';
+import { adoptLedger, noteTemporalFacts, openChart } from '../../../server/engine/slices/context';
 import type { EngineDeps } from '../../../server/engine/types';
 import { loadCatalog } from '../../../server/profiles/catalog';
 
@@ -22,8 +24,8 @@ const CHART = 'Patient: 41-year-old Male\n[1] (2026-03-01) Medication: Warfarin 
 
 function turnFor(profile: string, question: string) {
   const turn = createTurn({ model: profile, messages: [{ role: 'user', content: question }] }, catalog.get(profile)!, new AbortController().signal);
-  turn.question = question;
-  turn.referenceDate = '2026-03-10';
+  openChart(turn, question, []);
+  noteTemporalFacts(turn, '2026-03-10', null);
   return turn;
 }
 
@@ -53,12 +55,12 @@ describe('addDrugEvidence', () => {
   test('checks run once, before answer_done, over the Answer prose and table rows', () => {
     const turn = turnFor('single-12b-fast', 'Pain relief?');
     const deps = { drugSafety } as unknown as EngineDeps;
-    turn.ledger = addDrugEvidence(turn, deps, parseChart(CHART, { maxRecords: 100 }));
-    turn.draft = { answer: 'Options are listed.', citations: [], declared: [], rawBlocks: [], structured: true, blocks: [{ kind: 'table', title: 't', columns: [{ key: 'drug', label: 'Drug' }], rows: [{ cells: { drug: { text: 'Ibuprofen 400 mg', refs: [] } } }] }] };
+    adoptLedger(turn, addDrugEvidence(turn, deps, parseChart(CHART, { maxRecords: 100 })));
+    adoptDraft(turn, { answer: 'Options are listed.', citations: [], declared: [], rawBlocks: [], structured: true, blocks: [{ kind: 'table', title: 't', columns: [{ key: 'drug', label: 'Drug' }], rows: [{ cells: { drug: { text: 'Ibuprofen 400 mg', refs: [] } } }] }] });
     checkDrugSafety(turn, deps);
     expect(turn.drugSafety.result.status).toBe('limited'); // an inline chart
     expect(turn.drugSafety.result.warnings.map((w) => w.type)).toEqual(['interaction']);
-    turn.draft = { ...turn.draft, blocks: [] };
+    adoptDraft(turn, { ...turn.answer.draft!, blocks: [] });
     checkDrugSafety(turn, deps);
     expect(turn.drugSafety.result.warnings).toHaveLength(1);
     expect(turn.steps.filter((s) => s.role === 'drug_safety')).toHaveLength(1);

@@ -9,7 +9,10 @@ import { buildContextMessage } from '../../../server/context/layout';
 import { selectAnswerContext } from '../../../server/engine/context-selection';
 import { gather, MAX_ITERATIONS } from '../../../server/engine/gather';
 import { createTurn } from '../../../server/engine/run';
+import { useTokenCounter } from '../../../server/engine/budget';
+import { adoptContextView, adoptLedger, openChart } from '../../../server/engine/slices/context';
 import type { EngineDeps, TurnState } from '../../../server/engine/types';
+import type { ContextViewSummary } from '../../../server/context/context-view';
 import { createRouterClient } from '../../../server/llm/router-client';
 import { createTokenCounter } from '../../../server/llm/tokens';
 import type { RouterClient } from '../../../server/llm/types';
@@ -48,10 +51,9 @@ describe('team gather loop', () => {
 
   function turnFor(profile: Profile = TEAM, signal = new AbortController().signal): TurnState {
     const turn = createTurn({ model: profile.id, messages: [{ role: 'user', content: SMALL_CHART }, { role: 'user', content: QUESTION }] }, profile, signal);
-    turn.question = QUESTION;
-    turn.ledger = parseChart(SMALL_CHART, { maxRecords: 100 });
-    turn.contextMessage = buildContextMessage({ chart: SMALL_CHART });
-    turn.context = { derived_context_chars: 0 };
+    openChart(turn, QUESTION, []);
+    adoptLedger(turn, parseChart(SMALL_CHART, { maxRecords: 100 }));
+    adoptContextView(turn, { contextMessage: buildContextMessage({ chart: SMALL_CHART }), summary: { derived_context_chars: 0 } as ContextViewSummary });
     return turn;
   }
   const calls = () => router.chatRequests();
@@ -62,7 +64,7 @@ describe('team gather loop', () => {
   function expectPlainCalls(turn: TurnState): void {
     for (const r of calls()) {
       expect(r.body).not.toHaveProperty('response_format');
-      expect(String(r.body.messages[0].content).startsWith(turn.contextMessage.text)).toBe(true);
+      expect(String(r.body.messages[0].content).startsWith(turn.context.contextMessage.text)).toBe(true);
       if (r.body.model === ORCH) expect(r.body).toMatchObject({ tool_choice: 'auto', tools: [{ type: 'function', function: { name: 'medical_expert' } }] });
       else expect(r.body).not.toHaveProperty('tools');
     }
@@ -94,7 +96,7 @@ describe('team gather loop', () => {
     expect(steps(turn, 'gather')).toEqual([expect.objectContaining({ iterations: want.orch, stop_reason: want.stop, expert_calls: want.notes, tools_offered: ['medical_expert'] })]);
     if (want.notes > 0) expect(turn.gather.text.startsWith(`Gathered evidence:\n\nClinical expert notes:\n${NOTE}`)).toBe(true);
     else expect(turn.gather.text).toBe('');
-    expect(turn.context?.derived_context_chars).toBe(turn.gather.text.length);
+    expect(turn.context.summary?.derived_context_chars).toBe(turn.gather.text.length);
   });
 
   test('the expert reads the orchestrator question; its note goes back as the tool result of that call', async () => {
@@ -126,20 +128,20 @@ describe('team gather loop', () => {
   test('a call the exact budget refuses is swallowed as a failed loop, before it reaches the router', async () => {
     const tight = { ...TEAM, context: { ...TEAM.context, window: TEAM.context.reservedOutputTokens + 20 } } as Profile;
     const turn = turnFor(tight);
-    turn.tokens = createTokenCounter({ router: client, local: null }, { signal: turn.signal });
+    useTokenCounter(turn, () => createTokenCounter({ router: client, local: null }, { signal: turn.signal }));
     await gather(turn, deps);
     expect(calls()).toHaveLength(0);
     expect(steps(turn, 'orchestrator')).toEqual([expect.objectContaining({ outcome: 'budget_exceeded', error: 'insufficient_context' })]);
     expect(turn.gather.stopReason).toBe('failed');
-    expect(turn.budgets.map((b) => b.stage)).toEqual(['orchestrator']);
+    expect(turn.accounting.budgets.map((b) => b.stage)).toEqual(['orchestrator']);
   });
 
   test('usage and slots of every gather call are accounted on the turn', async () => {
     router.script(orchestrator({ toolCalls: ask('Q?'), usage: { prompt_tokens: 100, completion_tokens: 7 } }), orchestrator({ content: 'DONE', usage: { prompt_tokens: 120, completion_tokens: 1 } }), expert({ content: NOTE, usage: { prompt_tokens: 90, completion_tokens: 20 } }));
     const turn = turnFor();
     await gather(turn, deps);
-    expect(turn.usage).toEqual(expect.objectContaining({ prompt_tokens: 310, completion_tokens: 28, total_tokens: 338 }));
-    expect(turn.slots).toMatchObject({ acquisitions: 3, releases: 3, active: 0 });
+    expect(turn.accounting.usage).toEqual(expect.objectContaining({ prompt_tokens: 310, completion_tokens: 28, total_tokens: 338 }));
+    expect(turn.accounting.slots).toMatchObject({ acquisitions: 3, releases: 3, active: 0 });
     expect(steps(turn, 'orchestrator').map((s) => [s.prompt_tokens, s.completion_tokens])).toEqual([[100, 7], [120, 1]]);
   });
 
@@ -147,12 +149,12 @@ describe('team gather loop', () => {
     /** A turn whose window fits the whole chart with the bare Answer request and `slack` tokens to spare. */
     async function selectedTurn(slack: number): Promise<TurnState> {
       const probe = turnFor();
-      await selectAnswerContext(probe, deps, probe.ledger!);
+      await selectAnswerContext(probe, deps, probe.context.ledger!);
       const fitted = Number(steps(probe, 'context_selection')[0]!.input_tokens);
       const profile = { ...TEAM, context: { ...TEAM.context, window: TEAM.context.reservedOutputTokens + fitted + slack } } as Profile;
       const turn = turnFor(profile);
-      await selectAnswerContext(turn, deps, turn.ledger!);
-      expect(turn.context).toMatchObject({ selection_mode: 'full', derived_context_chars: 0 });
+      await selectAnswerContext(turn, deps, turn.context.ledger!);
+      expect(turn.context.summary).toMatchObject({ selection_mode: 'full', derived_context_chars: 0 });
       router.reset();
       return turn;
     }
@@ -167,19 +169,19 @@ describe('team gather loop', () => {
       expect(reselection).toMatchObject({ stage: 'answer', mode: 'selected' });
       expect(Number(reselection.input_tokens)).toBeLessThanOrEqual(Number(reselection.input_limit));
       expect(Number(reselection.excluded_count)).toBeGreaterThan(0);
-      expect(turn.context).toMatchObject({ selection_mode: 'selected', derived_context_chars: turn.gather.text.length });
+      expect(turn.context.summary).toMatchObject({ selection_mode: 'selected', derived_context_chars: turn.gather.text.length });
       expect(turn.gather.text).toContain(longNote);
-      expect(turn.contextMessage.text).not.toContain('[1] (2026-03-02) Encounter');
+      expect(turn.context.contextMessage.text).not.toContain('[1] (2026-03-02) Encounter');
     });
 
     test('notes too long for even the mandatory records beside them are dropped; the first selection stands', async () => {
       const turn = await selectedTurn(5);
-      const before = turn.contextMessage;
+      const before = turn.context.contextMessage;
       router.script(orchestrator({ toolCalls: ask('Q?') }), expert({ content: 'word '.repeat(6000) }));
       await gather(turn, deps);
       expect(turn.gather.text).toBe('');
-      expect(turn.contextMessage).toBe(before);
-      expect(turn.context).toMatchObject({ selection_mode: 'full', derived_context_chars: 0 });
+      expect(turn.context.contextMessage).toBe(before);
+      expect(turn.context.summary).toMatchObject({ selection_mode: 'full', derived_context_chars: 0 });
       expect(steps(turn, 'context_reselection')).toEqual([expect.objectContaining({ outcome: 'gathered_dropped', reason: 'insufficient_context' })]);
     });
   });
@@ -192,6 +194,6 @@ describe('team gather loop', () => {
     await expect(gather(turn, deps)).rejects.toBeDefined();
     expect(turn.gather.stopReason).toBeNull();
     expect(steps(turn, 'gather')).toHaveLength(0);
-    expect(turn.slots.active).toBe(0);
+    expect(turn.accounting.slots.active).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadConfig } from '../../../server/config';
 import { buildContextMessage, stageMessages } from '../../../server/context/layout';
-import { callModel } from '../../../server/engine/budget';
+import { callModel, useTokenCounter } from '../../../server/engine/budget';
 import { createTurn } from '../../../server/engine/run';
 import type { EngineDeps } from '../../../server/engine/types';
 import type { ChatRequest, RouterClient } from '../../../server/llm/types';
@@ -31,15 +31,15 @@ describe('prefix share of later stages (decision 8)', () => {
     const router = { chat: async () => ({ content: '{}', finishReason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model: null, queueWaitMs: 0, routerMs: 0 }) } as unknown as RouterClient;
     const deps = { config: loadConfig({}, ROOT), router, catalog } as unknown as EngineDeps;
     const turn = createTurn({ model: 'eval-12b-answer-only', messages: [{ role: 'user', content: 'q' }] }, catalog.get('eval-12b-answer-only')!, new AbortController().signal);
-    turn.tokens = fakeCounter();
+    useTokenCounter(turn, fakeCounter);
     await callModel(turn, deps, 'answer', request('Answer from the numbered records as JSON.'));
     await callModel(turn, deps, 'review', request('Review this draft against the records.\n=== DRAFT ANSWER ===\nWeight fell [3][2].'));
     await callModel(turn, deps, 'indepth', request('Add 1-3 atomic claims.\n=== DIRECT ANSWER ===\nWeight fell [3][2].'));
-    expect(turn.prefixShares.map((p) => p.stage)).toEqual(['review', 'indepth']);
-    for (const share of turn.prefixShares) {
+    expect(turn.accounting.prefixShares.map((p) => p.stage)).toEqual(['review', 'indepth']);
+    for (const share of turn.accounting.prefixShares) {
       expect(share.ratio).toBeGreaterThanOrEqual(0.9);
       expect(share.shared_prefix_tokens).toBeLessThanOrEqual(share.prompt_tokens);
     }
-    expect(turn.budgets.map((b) => b.stage)).toEqual(['answer', 'review', 'indepth']);
+    expect(turn.accounting.budgets.map((b) => b.stage)).toEqual(['answer', 'review', 'indepth']);
   });
 });
