@@ -1,5 +1,6 @@
 /** Confidence (§7.8): escalation only ever raises the colour; each raise adds its note. */
-import type { ConfidenceLevel, TurnState } from './types';
+import type { ConfidenceLevel } from '../answer/types';
+import type { TurnState } from './types';
 
 const RANK = { green: 0, yellow: 1, red: 2 } as const;
 

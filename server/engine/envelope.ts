@@ -3,16 +3,18 @@
  * may render any of them. In-Depth state lives only under `inDepth`, and only for plans that have
  * In-Depth (decision 19); there is never a top-level `status`.
  */
+import type { ProductEnvelope } from '../answer/envelope';
 import { settledStatus, settledSummary } from './answer-status';
 import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
 import { drugSafetyKeys } from './stages/drug-safety';
 import type { TurnState } from './types';
-import { VALIDATION_LABELS, dedupeIssues, type ValidationStatus } from './validation';
+import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
+import { dedupeIssues } from './validation';
 
-export function productEnvelope(turn: TurnState): Record<string, unknown> {
+export function productEnvelope(turn: TurnState): ProductEnvelope {
   const draft = turn.draft ?? { answer: '', blocks: [] };
-  const envelope: Record<string, unknown> = {
+  const envelope: ProductEnvelope = {
     answer: draft.answer,
     references: turn.references,
     blocks: draft.blocks,

@@ -10,7 +10,8 @@ import { runTemporalGate } from '../checks/temporal/gate';
 import { validBlocks } from './answer-parse';
 import { mergeGateConfidence } from './confidence';
 import { gateText } from './stages/gate';
-import type { AnswerDraft, TurnState } from './types';
+import type { AnswerDraft } from '../answer/types';
+import type { TurnState } from './types';
 
 export function loadReviewPayload(turn: TurnState): void {
   const last = [...turn.request.messages].reverse().find((m) => m.role === 'user');

@@ -11,7 +11,9 @@ import type { BudgetMeasurement } from './budget';
 import type { FitBounds } from '../llm/fit-bound';
 import type { FitTurn } from './fit';
 import type { HubMetrics } from '../metrics';
-import type { Reference } from './references';
+import type { Reference } from '../answer/references';
+import type { AnswerDraft, ConfidenceLevel } from '../answer/types';
+import type { EngineEvent } from '../answer/events';
 import type { TemporalFacts, TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 import type { DrugSafety } from '../checks/drug-safety';
@@ -44,42 +46,12 @@ export interface ChatCompletionRequest {
   [key: string]: unknown;
 }
 
-export interface TableCell {
-  text: string;
-  refs: number[];
-}
-export interface TableBlock {
-  kind: 'table';
-  title: string;
-  columns: Array<{ key: string; label: string }>;
-  rows: Array<{ cells: Record<string, TableCell> }>;
-}
-
-/** An Answer as the writer produced it, or as checks left it. */
-export interface AnswerDraft {
-  answer: string;
-  citations: number[];
-  /** The writer's own `citations` array (before explicit markers replace it, §7.2). */
-  declared: number[];
-  blocks: TableBlock[];
-  /** The writer's blocks as sent, for the table contract (which repairs or withholds, never drops silently). */
-  rawBlocks: unknown[];
-  /** false when the model output was not the JSON object asked for (a handled case, decision 11). */
-  structured: boolean;
-}
-
 export interface TemporalPolicy {
   enabled: boolean;
   mode: GateMode;
 }
 
 export type TemporalGateResult = GateResult;
-
-export interface ConfidenceLevel {
-  level: 'green' | 'yellow' | 'red';
-  note: string;
-  [key: string]: unknown;
-}
 
 export interface TraceStep {
   role: string;
@@ -176,11 +148,6 @@ export interface InDepthReviewState {
   status: 'clean' | 'flagged' | 'unavailable';
   /** Claim number (1-based) → the reviewer's note. */
   notes: Map<number, string>;
-}
-
-export interface EngineEvent {
-  name: string;
-  data: Record<string, unknown>;
 }
 
 export interface EngineDeps {

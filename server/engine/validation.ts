@@ -2,18 +2,9 @@
  * `answerValidation` (§7.4) from the deterministic checks alone: what the temporal gate and the
  * contracts found, and the writer's first draft whenever a check changed it.
  */
+import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
 import { settledStatus, settledSummary } from './answer-status';
 import type { TurnState } from './types';
-
-export const VALIDATION_LABELS = {
-  checking: 'Checking answer',
-  checked: 'Checked',
-  edited: 'Updated after check',
-  needs_review: 'Needs review',
-  unavailable: 'Check unavailable',
-} as const;
-
-export type ValidationStatus = keyof typeof VALIDATION_LABELS;
 
 /** Status after the deterministic checks: a blocking issue or a fallback needs review; a patch is an edit. */
 export function deterministicStatus(turn: TurnState): ValidationStatus {

@@ -2,12 +2,41 @@
  * The trace line of one turn (§11.2 fields the hub has so far), for completed, failed and cancelled
  * turns alike. Built from the turn state only; the writer sanitises secrets and URLs.
  */
-import type { TurnState } from '../engine/types';
+import type { EngineEvent } from '../answer/events';
+import type { Profile } from '../profiles/types';
 
 export type TurnOutcome =
   | { status: 'completed' }
   | { status: 'failed'; code: string }
   | { status: 'cancelled' };
+
+/**
+ * What the trace reads of a turn, stated here so the trace (a lower floor) never imports the engine:
+ * the engine's turn satisfies it. Parts the trace only serialises are `unknown`.
+ */
+export interface TracedTurn {
+  requestId: string;
+  profile: Pick<Profile, 'id' | 'lowLevelLeg' | 'models'>;
+  request: { model: string; context?: Record<string, unknown> | null };
+  question: string;
+  draft: { answer: string } | null;
+  temporalGate: unknown;
+  context: unknown;
+  usage: unknown;
+  tokens: { stats(): unknown } | null;
+  budgets: unknown;
+  prefixShares: unknown;
+  promptEvaluation: { stages: readonly unknown[] };
+  slots: unknown;
+  steps: ReadonlyArray<{ role: string; [key: string]: unknown }>;
+}
+
+/** How a staged stream's terminal event ends the turn; null for the events before it. */
+export function outcomeOfEvent(event: EngineEvent): TurnOutcome | null {
+  if (event.name === 'done') return { status: 'completed' };
+  if (event.name === 'error') return { status: 'failed', code: event.data.code };
+  return null;
+}
 
 const QUESTION_LIMIT = 2000;
 
@@ -22,12 +51,12 @@ export function correlation(context: Record<string, unknown> | null | undefined)
 }
 
 /** The stage that was running when the turn stopped early (its timing step is not `completed`). */
-function stoppedAt(turn: TurnState): string | null {
+function stoppedAt(turn: TracedTurn): string | null {
   const last = [...turn.steps].reverse().find((s) => s.role === 'stage_timing' && s.status !== 'completed');
   return last ? String(last.stage) : null;
 }
 
-export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
+export function turnTrace(turn: TracedTurn, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
   const { profile } = turn;
   return {
     ts: new Date().toISOString(),

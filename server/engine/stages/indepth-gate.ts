@@ -9,8 +9,10 @@ import { inDepthGateSteps, type InDepthGateResult, type InDepthMark } from '../.
 import { LoopSlice, stepsInSlices } from '../../event-loop';
 import { groundClaims } from '../grounding';
 import { escalate } from '../confidence';
-import { citationsFromReferences, claimUsages, mergeReferences, resolveReferences, type Reference } from '../references';
-import type { ConfidenceLevel, EngineDeps, Stage, TurnState } from '../types';
+import { citationsFromReferences, mergeReferences, type Reference } from '../../answer/references';
+import { claimUsages, resolveReferences } from '../references';
+import type { ConfidenceLevel } from '../../answer/types';
+import type { EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';
 
 /** Markdown bullets; a marked claim keeps its text and gets its notes as a nested bullet. */

@@ -1,0 +1,101 @@
+/**
+ * The envelopes the hub hands out, stated once (hub-contract §3.4–3.8, clients.md §2.3): the staged
+ * product envelope every product event carries, its blocking form, and the result of a leg or plain
+ * profile. Their JSON Schemas sit beside them in envelope-schema.ts.
+ *
+ * Parts whose producer still holds them loosely (the context summary, `answerValidation`, `inDepth`,
+ * the temporal gate) are plain objects here; their shape is pinned by the schema, which the test
+ * suites check every envelope against.
+ */
+import type { Reference } from './references';
+import type { ConfidenceLevel, TableBlock } from './types';
+
+type JsonObject = Record<string, unknown>;
+
+export type SafetyStatus = 'checked' | 'limited' | 'unavailable';
+
+/** The `drug_safety.v1` object, under `safetyCheck` and again under `drug_safety` (§9.6, decision 17). */
+export type DrugSafetyCheck = {
+  schema_version: 'drug_safety.v1';
+  status: SafetyStatus;
+  warnings: readonly unknown[];
+  package: unknown;
+  coverage: unknown;
+  identity_confidence: 'structured' | 'inline_text' | null;
+  issues: readonly unknown[];
+};
+
+/** The drug-safety keys of a product envelope: the legacy pair and the object twice. */
+export type DrugSafetyKeys = {
+  safetyStatus: SafetyStatus;
+  /** Only when there are warnings (§3.4). */
+  safetyWarnings?: readonly unknown[];
+  safetyCheck: DrugSafetyCheck;
+  drug_safety: DrugSafetyCheck;
+};
+
+/** One thing a check found, shipped instead of a level under `policies.confidence: findings` (§7.8 Target). */
+export type ConfidenceFinding = { check: string; where: 'answer' | number; status: string; says: string };
+
+/** A shipped confidence section: a graded level, or `level: null` with the findings behind it. */
+export type ShippedConfidence = ConfidenceLevel | { level: null; note: string; findings: ConfidenceFinding[] };
+
+/** `confidence` (§7.8): the Answer's, plus In-Depth's once it is no longer pending. */
+export type EnvelopeConfidence = { answer: ShippedConfidence; in_depth?: ShippedConfidence };
+
+/** `temporal_gate.v1`: the Answer gate's result (§6.3), with how the engine `applied` it. */
+export type TemporalGateWire = {
+  schema_version: 'temporal_gate.v1';
+  mode: string;
+  status: 'pass' | 'warn' | 'fail' | 'not_applicable';
+  checks: readonly unknown[];
+  patch_answer: string | null;
+  patch_citations: number[];
+  applied?: 'none' | 'patch' | 'fallback';
+};
+
+/**
+ * The staged product envelope (§3.4): the data of every staged event (`answer_done` … `done`), the
+ * complete current state, never a delta. No top-level `status`; In-Depth lives only under `inDepth`,
+ * and only for plans with In-Depth (decision 19).
+ */
+export type ProductEnvelope = DrugSafetyKeys & {
+  answer: string;
+  references: Reference[];
+  blocks: TableBlock[];
+  model: string;
+  confidence: EnvelopeConfidence;
+  /** §7.4; null before the first check settled it. */
+  answerValidation: JsonObject | null;
+  /** The Answer gate's result (§6.3) once it ran. */
+  temporalGate: TemporalGateWire | null;
+  /** `context_view.v1` (§5.10) once the context stage ran. */
+  context: JsonObject | null;
+  /** The second writer's comparison (§7.9), on plans with `agree`. */
+  agreement?: JsonObject;
+  /** §3.5, on plans with In-Depth only. */
+  inDepth?: JsonObject;
+};
+
+/** A blocking product response (§3.6): the last `done` envelope plus `citations` recomputed from the references. */
+export type BlockingProductEnvelope = ProductEnvelope & { citations: number[] };
+
+/**
+ * The result of a leg or plain profile (§3.8 output modes `bare`, `review`, `indepth`): the Answer in
+ * the caller's contract, with only the keys its mode adds.
+ */
+export type LegEnvelope = {
+  answer: string;
+  citations: number[];
+  blocks: TableBlock[];
+  /** `bare` only. */
+  safetyStatus?: SafetyStatus;
+  /** `bare` in the hub's `chart_answer` contract: citations resolved against the complete ledger. */
+  references?: Reference[];
+  /** `review` only: the Answer's confidence. */
+  confidence?: Pick<EnvelopeConfidence, 'answer'>;
+  /** `review`, and `bare` when the temporal gate ran. */
+  answerValidation?: JsonObject;
+  /** `bare` when the temporal gate ran (`warn` / `enforce`). */
+  temporalGate?: TemporalGateWire;
+};
