@@ -9,7 +9,7 @@ import { runProductTurn } from '../engine/product';
 import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from './sse';
 import { assertRunnable, createTurn } from '../engine/run';
 import type { EngineDeps, TurnState } from '../engine/types';
-import { turnTrace, type TurnOutcome } from '../trace/turn-trace';
+import { outcomeOfEvent, turnTrace, type TurnOutcome } from '../trace/turn-trace';
 import type { TraceSink } from '../trace/writer';
 import { isProductProfile } from '../profiles/types';
 import { sendError } from '../wire/errors';
@@ -62,8 +62,7 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response,
   const events = (async function* () {
     try {
       for await (const event of deps.shutdown ? untilShutdown(engine, turn, deps.shutdown, abortTurn) : engine) {
-        if (event.name === 'done') outcome = { status: 'completed' };
-        if (event.name === 'error') outcome = { status: 'failed', code: String(event.data.code) };
+        outcome = outcomeOfEvent(event) ?? outcome;
         yield event;
       }
     } finally {

@@ -4,11 +4,14 @@
  * checks settled as a late failure, or `error` when no Answer was out yet), a blocking request gets the
  * Answer it already has or a 503 — and only then is the turn's work aborted.
  */
-import { errorEventData, HubError } from '../errors';
+import type { DoneEvent, EngineEvent, ErrorEvent } from '../answer/events';
+import type { BlockingProductEnvelope, LegEnvelope } from '../answer/envelope';
+import { HubError } from '../errors';
 import { blockingEnvelope } from '../engine/drain';
+import { doneEvent, errorEvent } from '../engine/events';
 import { lateFailureEnvelope } from '../engine/product';
 import { noteShutdown } from '../engine/slices/outcome';
-import type { EngineEvent, TurnState } from '../engine/types';
+import type { TurnState } from '../engine/types';
 
 const SHUTDOWN = Symbol('shutdown');
 
@@ -27,10 +30,9 @@ function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; 
 }
 
 /** The terminal event a stream gets when shutdown interrupts its turn. */
-export function shutdownEvent(turn: TurnState): EngineEvent {
-  if (turn.answer.lastEmitted) return { name: 'done', data: lateFailureEnvelope(turn) };
-  const err = shuttingDownError();
-  return { name: 'error', data: errorEventData(err) };
+export function shutdownEvent(turn: TurnState): DoneEvent | ErrorEvent {
+  if (turn.answer.lastEmitted) return doneEvent(lateFailureEnvelope(turn));
+  return errorEvent(shuttingDownError());
 }
 
 /**
@@ -63,7 +65,7 @@ export async function* untilShutdown(events: AsyncIterable<EngineEvent>, turn: T
 }
 
 /** A blocking turn interrupted by shutdown: the Answer it already has, settled, or a 503. */
-export async function drainUntilShutdown(drain: Promise<Record<string, unknown>>, turn: TurnState, shutdown: AbortSignal, abortTurn: () => void): Promise<Record<string, unknown>> {
+export async function drainUntilShutdown(drain: Promise<BlockingProductEnvelope | LegEnvelope>, turn: TurnState, shutdown: AbortSignal, abortTurn: () => void): Promise<BlockingProductEnvelope | LegEnvelope> {
   const stop = whenAborted(shutdown);
   try {
     const result = await Promise.race([drain, stop.promise]);

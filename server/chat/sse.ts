@@ -3,14 +3,12 @@
  * `: hb` heartbeats while a stage is silent, backpressure, and producer cancellation when the client leaves.
  */
 import type { ServerResponse } from 'node:http';
-import type { EngineEvent } from '../engine/types';
+import { isTerminal, type EngineEvent, type StreamEvent } from '../answer/events';
 import { HubError, isAbortError } from '../errors';
 
 /** SSE comment written while no event is ready; clients map it to a heartbeat (clients.md §2.1). */
 export const HEARTBEAT_FRAME = ': hb\n\n';
-
-/** The events after which nothing more may be written (decision 2). */
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['done', 'error']);
+const HEARTBEAT: StreamEvent = { name: 'heartbeat' };
 
 /** Every line break an SSE parser may honour: the spec splits on CR, LF and CRLF alike. */
 const LINE_BREAK = /\r\n|\r|\n/;
@@ -33,6 +31,11 @@ function toSingleLineJson(data: unknown): string {
   // JSON.stringify(undefined) is undefined, not a string; an absent payload is framed as null.
   const json = JSON.stringify(data) ?? 'null';
   return json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** The frame of one event of a staged stream: the heartbeat is an SSE comment, every other event a frame. */
+export function formatStreamEvent(event: StreamEvent): string {
+  return event.name === 'heartbeat' ? HEARTBEAT_FRAME : formatSseEvent(event.name, event.data);
 }
 
 /**
@@ -100,7 +103,7 @@ export async function streamStagedEvents(
       const next = iterator.next();
       let step = await waitForStep(next, client, opts.heartbeatMs);
       while (step === 'silent') {
-        step = (await writeFrame(res, HEARTBEAT_FRAME, client)) ? await waitForStep(next, client, opts.heartbeatMs) : 'gone';
+        step = (await writeFrame(res, formatStreamEvent(HEARTBEAT), client)) ? await waitForStep(next, client, opts.heartbeatMs) : 'gone';
       }
       if (step === 'gone') {
         // The abandoned next() may still reject later; swallow it so it cannot become unhandled.
@@ -112,9 +115,9 @@ export async function streamStagedEvents(
         throw new HubError('internal_error', 500, 'The engine ended the stream without a terminal event.');
       }
       const event = step.value;
-      if (!(await writeFrame(res, formatSseEvent(event.name, event.data), client))) return 'client_gone';
+      if (!(await writeFrame(res, formatStreamEvent(event), client))) return 'client_gone';
       notify(opts.onEvent, event);
-      if (TERMINAL_EVENTS.has(event.name)) {
+      if (isTerminal(event)) {
         // Ending here is what guarantees nothing is ever written after the terminal event.
         res.end();
         producerClosed = true;

@@ -2,27 +2,16 @@
  * The product Answer's table and citation contracts (§7.2), run as the first `gate`: pure, plain
  * data in and out. Tables and citations live in their own modules; this one composes them.
  */
-import type { AnswerDraft, TableBlock } from '../engine/types';
+import type { AnswerDraft, TableBlock } from '../answer/types';
 import { applyCitationContract, canonicalizeCitationGroups } from './contracts-citations';
 import { checkTable } from './contracts-tables';
+import type { ContractIssue } from './contract-issue';
 
 export { applyCitationContract, canonicalizeCitationGroups, isSingleClaim } from './contracts-citations';
 export type { CanonicalizedCitations, CitationContractInput, CitationContractResult } from './contracts-citations';
 export { checkTable } from './contracts-tables';
 export type { TableCheck } from './contracts-tables';
-
-/**
- * One contract finding, shaped like a temporal gate check so `answerValidation.issues` is uniform.
- * A type alias (not an interface) so it stays assignable to `Record<string, unknown>` issue lists.
- */
-export type ContractIssue = {
-  id: string;
-  status: 'fail' | 'warn' | 'pass';
-  severity: 'block' | 'warn';
-  reason: string;
-  source_indices: number[];
-  claim?: string;
-};
+export type { ContractIssue } from './contract-issue';
 
 export interface ContractGateResult {
   draft: AnswerDraft;

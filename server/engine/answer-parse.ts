@@ -2,23 +2,8 @@
  * Reading the writer's reply. Model output that is not the JSON asked for is a handled case
  * (decision 11): the text becomes the answer and the status says it was unstructured.
  */
-import type { AnswerDraft, TableBlock } from './types';
-
-/** `[3]`, `[3][4]`, `[3, 4]` → indices in order of first appearance, deduplicated. */
-export function citationMarkers(text: string): number[] {
-  const seen = new Set<number>();
-  const out: number[] = [];
-  for (const m of text.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
-    for (const part of m[1].split(',')) {
-      const n = Number(part.trim());
-      if (Number.isSafeInteger(n) && n > 0 && !seen.has(n)) {
-        seen.add(n);
-        out.push(n);
-      }
-    }
-  }
-  return out;
-}
+import { citationMarkers } from '../answer/citations';
+import type { AnswerDraft, TableBlock } from '../answer/types';
 
 const FENCE = '```';
 

@@ -1,5 +1,6 @@
 /** Confidence (§7.8): escalation only ever raises the colour; each raise adds its note. */
-import { settleAnswerConfidence, type ConfidenceLevel } from './slices/answer';
+import type { ConfidenceLevel } from '../answer/types';
+import { settleAnswerConfidence } from './slices/answer';
 import type { TurnState } from './types';
 
 const RANK = { green: 0, yellow: 1, red: 2 } as const;

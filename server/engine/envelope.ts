@@ -3,18 +3,19 @@
  * may render any of them. In-Depth state lives only under `inDepth`, and only for plans that have
  * In-Depth (decision 19); there is never a top-level `status`.
  */
+import type { AnswerValidation, ProductEnvelope } from '../answer/envelope';
 import { settledStatus, settledSummary } from './answer-status';
 import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
 import { drugSafetyKeys } from './stages/drug-safety';
 import type { InDepthSection } from './slices/answer';
-import type { AnswerValidation } from './slices/validation';
 import type { TurnState } from './types';
-import { VALIDATION_LABELS, dedupeIssues, type ValidationStatus } from './validation';
+import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
+import { dedupeIssues } from './validation';
 
-export function productEnvelope(turn: TurnState): Record<string, unknown> {
+export function productEnvelope(turn: TurnState): ProductEnvelope {
   const draft = turn.answer.draft ?? { answer: '', blocks: [] };
-  const envelope: Record<string, unknown> = {
+  const envelope: ProductEnvelope = {
     answer: draft.answer,
     references: turn.answer.references,
     blocks: draft.blocks,

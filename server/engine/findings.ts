@@ -4,6 +4,7 @@
  * `{check, where, status, says}`. Findings are read from the same issues and marks that drive the
  * levels, so the two modes can never tell different stories.
  */
+import type { EnvelopeConfidence, ShippedConfidence } from '../answer/envelope';
 import type { TurnState } from './types';
 
 export interface Finding {
@@ -64,20 +65,18 @@ export function inDepthFindings(turn: TurnState): Finding[] {
 }
 
 /** The shipped `confidence` object: graded levels, or level-free findings. */
-export function shippedConfidence(turn: TurnState): Record<string, unknown> {
+export function shippedConfidence(turn: TurnState): EnvelopeConfidence {
   if (turn.profile.policies.confidence !== 'findings') return turn.answer.confidence;
-  const out: Record<string, unknown> = { answer: { level: null, note: turn.answer.confidence.answer.note, findings: answerFindings(turn) } };
+  const out: EnvelopeConfidence = { answer: { level: null, note: turn.answer.confidence.answer.note, findings: answerFindings(turn) } };
   if (turn.answer.confidence.in_depth) out.in_depth = { level: null, note: turn.answer.confidence.in_depth.note, findings: inDepthFindings(turn) };
   return out;
 }
 
 /** A settled-by-failure confidence (late failure, fallback) in the profile's mode: the failure is the finding. */
-export function failureConfidence(turn: TurnState, confidence: Record<string, { level: string; note: string }>): Record<string, unknown> {
+export function failureConfidence(turn: TurnState, confidence: EnvelopeConfidence): EnvelopeConfidence {
   if (turn.profile.policies.confidence !== 'findings') return confidence;
-  const out: Record<string, unknown> = {};
-  for (const [section, c] of Object.entries(confidence)) {
-    const earlier = section === 'answer' ? answerFindings(turn) : [];
-    out[section] = { level: null, note: c.note, findings: [...earlier, { check: 'review', where: 'answer', status: 'fail', says: c.note }] };
-  }
+  const settled = (c: { note: string }, earlier: Finding[]): ShippedConfidence => ({ level: null, note: c.note, findings: [...earlier, { check: 'review', where: 'answer', status: 'fail', says: c.note }] });
+  const out: EnvelopeConfidence = { answer: settled(confidence.answer, answerFindings(turn)) };
+  if (confidence.in_depth) out.in_depth = settled(confidence.in_depth, []);
   return out;
 }

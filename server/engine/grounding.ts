@@ -27,7 +27,7 @@ import { stageMessages, type PromptLayout } from '../context/layout';
 import type { ChatRequest } from '../llm/types';
 import { callChecker, checkerSampling, fitsWindow } from './checker';
 import { promptLayout } from './fit';
-import type { Reference } from './references';
+import type { Reference } from '../answer/references';
 import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';
 

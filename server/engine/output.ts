@@ -1,4 +1,5 @@
 /** Result envelopes of the non-product output modes (§3.8). */
+import type { LegEnvelope } from '../answer/envelope';
 import { HubError } from '../errors';
 import { answerUsages, resolveReferences } from './references';
 import type { TurnState } from './types';
@@ -11,9 +12,9 @@ import { deterministicValidation, reviewedValidation } from './validation';
  * (with the writer's first draft when a check changed it) are added, so a patched Answer is never
  * shown without saying so.
  */
-function bareEnvelope(turn: TurnState): Record<string, unknown> {
+function bareEnvelope(turn: TurnState): LegEnvelope {
   const draft = turn.answer.draft ?? { answer: '', citations: [], blocks: [] };
-  const envelope: Record<string, unknown> = { answer: draft.answer, citations: draft.citations, blocks: draft.blocks, safetyStatus: 'unavailable' };
+  const envelope: LegEnvelope = { answer: draft.answer, citations: draft.citations, blocks: draft.blocks, safetyStatus: 'unavailable' };
   if (turn.validation.temporalGate && turn.validation.temporalGate.mode !== 'off') {
     envelope.temporalGate = turn.validation.temporalGate;
     envelope.answerValidation = deterministicValidation(turn);
@@ -34,7 +35,7 @@ function bareReferences(turn: TurnState) {
 }
 
 /** `indepth`: the claims as a section, `{"answer": "**In Depth**\n- c1\n- c2", "citations": [], "blocks": []}` (§3.8). */
-function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
+function inDepthEnvelope(turn: TurnState): LegEnvelope {
   const claims = turn.answer.inDepthClaims ?? [];
   return { answer: claims.length ? `**In Depth**\n${claims.map((c) => `- ${c}`).join('\n')}` : '', citations: [], blocks: [] };
 }
@@ -43,7 +44,7 @@ function inDepthEnvelope(turn: TurnState): Record<string, unknown> {
  * `review` (the `answer-review:` leg): the reviewed Answer as sent — review labels, never rewrites —
  * with its answer confidence and settled `answerValidation`; no safety keys (§3.8).
  */
-function reviewEnvelope(turn: TurnState): Record<string, unknown> {
+function reviewEnvelope(turn: TurnState): LegEnvelope {
   const draft = turn.answer.draft ?? { answer: '', citations: [], blocks: [] };
   return {
     answer: draft.answer,
@@ -54,7 +55,7 @@ function reviewEnvelope(turn: TurnState): Record<string, unknown> {
   };
 }
 
-export function resultEnvelope(turn: TurnState): Record<string, unknown> {
+export function resultEnvelope(turn: TurnState): LegEnvelope {
   switch (turn.profile.policies.output) {
     case 'bare':
       return bareEnvelope(turn);

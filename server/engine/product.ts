@@ -4,14 +4,17 @@
  * fallback `done` that carries every envelope key; a context or request error before any Answer ends a
  * stream with `event: error` (a blocking request gets the HTTP error). A cancelled turn just stops.
  */
-import { errorEventData, HubError, isAbortError } from '../errors';
+import type { EngineEvent } from '../answer/events';
+import type { EnvelopeConfidence, ProductEnvelope } from '../answer/envelope';
+import { HubError, isAbortError } from '../errors';
 import { productEnvelope } from './envelope';
 import { runTurn } from './run';
 import { failureConfidence } from './findings';
 import { notePipelineError } from './slices/outcome';
 import { FALLBACK_ANSWER } from './substance';
-import type { EngineDeps, EngineEvent, TurnState } from './types';
-import { VALIDATION_LABELS } from './validation';
+import { doneEvent, errorEvent } from './events';
+import type { EngineDeps, TurnState } from './types';
+import { VALIDATION_LABELS } from '../answer/validation';
 
 const CONTEXT_ERRORS = new Set(['insufficient_context', 'context_source_unavailable', 'context_source_failed', 'tokenization_unavailable']);
 
@@ -22,22 +25,22 @@ export function isContextError(err: unknown): err is HubError {
 const NOT_GENERATED = 'In-Depth was not generated.';
 
 /** The last emitted Answer, restored and settled: red, needs_review, In-Depth not generated. */
-export function lateFailureEnvelope(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+export function lateFailureEnvelope(turn: TurnState, now: Date = new Date()): ProductEnvelope {
   const env = structuredClone(turn.answer.lastEmitted!) as Record<string, any>;
   env.answerValidation = { ...env.answerValidation, status: 'needs_review', label: VALIDATION_LABELS.needs_review, completedAt: now.toISOString() };
-  const confidence: Record<string, { level: string; note: string }> = { answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
+  const confidence: EnvelopeConfidence = { answer: { level: 'red', note: 'The hub could not safely complete the remaining checks.' } };
   if ('inDepth' in env) {
     const gate = env.inDepth?.validation ?? null;
     env.inDepth = { status: 'needs_review', answer: '', error: NOT_GENERATED, validation: gate };
     confidence.in_depth = { level: 'red', note: NOT_GENERATED };
   }
   env.confidence = failureConfidence(turn, confidence);
-  return env;
+  return env as ProductEnvelope;
 }
 
 /** Failure before any Answer: the fallback, with every envelope key (§13.1 #3 fixed). */
-export function preAnswerFallback(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
-  const env: Record<string, unknown> = {
+export function preAnswerFallback(turn: TurnState, now: Date = new Date()): ProductEnvelope {
+  const env: ProductEnvelope = {
     ...productEnvelope(turn),
     answer: FALLBACK_ANSWER,
     references: [],
@@ -76,9 +79,9 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     const requestError = err instanceof HubError && ((err.status >= 400 && err.status < 500) || err.code === 'model_unavailable');
     if (!answered && (isContextError(err) || requestError)) {
       if (opts.adapter === 'block') throw err;
-      yield { name: 'error', data: errorEventData(err) };
+      yield errorEvent(err);
       return;
     }
-    yield { name: 'done', data: answered ? lateFailureEnvelope(turn) : preAnswerFallback(turn) };
+    yield doneEvent(answered ? lateFailureEnvelope(turn) : preAnswerFallback(turn));
   }
 }

@@ -1,17 +1,7 @@
 /** Where each cited index is used in an Answer or In-Depth (§8 `usage`), and the order references appear in. */
-import { CITATION_MARKER, markerIndices } from '../checks/citation-markers';
-import type { TableBlock } from './types';
-
-export { markerIndices };
-
-export type UsageLocation = 'answer' | 'block' | 'indepth' | 'answer_review_draft' | 'indepth_review_draft';
-
-export interface ReferenceUsage {
-  location: UsageLocation;
-  text: string;
-  /** Only for table cells: `blocks[i].rows[j].cells.<key>`. */
-  path?: string;
-}
+import { CITATION_MARKER, markerIndices } from '../answer/citations';
+import type { ReferenceUsage, UsageLocation } from '../answer/references';
+import type { TableBlock } from '../answer/types';
 
 /**
  * Sentence boundary (§8): `.!?` followed by whitespace, or a newline. Newlines are split on first

@@ -10,11 +10,12 @@ import { runTemporalGate } from '../checks/temporal/gate';
 import { validBlocks } from './answer-parse';
 import { mergeGateConfidence } from './confidence';
 import { gateText } from './stages/gate';
+import type { AnswerDraft } from '../answer/types';
 import { recordStep } from './steps';
 import { adoptDraft, settleCheckedDraft } from './slices/answer';
 import { adoptReviewedQuestion } from './slices/context';
 import { raiseIssues, recordTemporalGate } from './slices/validation';
-import type { AnswerDraft, TurnState } from './types';
+import type { TurnState } from './types';
 
 export function loadReviewPayload(turn: TurnState): void {
   const last = [...turn.request.messages].reverse().find((m) => m.role === 'user');

@@ -9,7 +9,9 @@ import { productEnvelope } from './envelope';
 import { resultEnvelope } from './output';
 import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
-import type { ChatCompletionRequest, EngineDeps, EngineEvent, TurnState } from './types';
+import type { EngineEvent } from '../answer/events';
+import { doneEvent, resultEvent } from './events';
+import type { ChatCompletionRequest, EngineDeps, TurnState } from './types';
 import { newAccountingSlice } from './budget';
 import { newAnswerSlice } from './slices/answer';
 import { newContextSlice } from './slices/context';
@@ -100,6 +102,6 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
       recordStageTiming(turn, { stage: name, occurrence, duration_ms: Math.round(elapsed * 1000) / 1000, status });
     }
   }
-  if (turn.profile.policies.output === 'product') yield { name: 'done', data: productEnvelope(turn) };
-  else yield { name: 'result', data: resultEnvelope(turn) };
+  if (turn.profile.policies.output === 'product') yield doneEvent(productEnvelope(turn));
+  else yield resultEvent(resultEnvelope(turn));
 }

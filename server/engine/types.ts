@@ -9,6 +9,7 @@ import type { AccountingSlice } from './budget';
 import type { FitBounds } from '../llm/fit-bound';
 import type { FitTurn } from './fit';
 import type { HubMetrics } from '../metrics';
+import type { EngineEvent } from '../answer/events';
 import type { TemporalGateResult as GateResult } from '../checks/temporal/types';
 import type { GateMode, Profile, StageName } from '../profiles/types';
 import type { DrugSafety } from '../checks/drug-safety';
@@ -45,30 +46,6 @@ export interface ChatCompletionRequest {
   context?: RequestContext | null;
   patient?: string | null;
   [key: string]: unknown;
-}
-
-export interface TableCell {
-  text: string;
-  refs: number[];
-}
-export interface TableBlock {
-  kind: 'table';
-  title: string;
-  columns: Array<{ key: string; label: string }>;
-  rows: Array<{ cells: Record<string, TableCell> }>;
-}
-
-/** An Answer as the writer produced it, or as checks left it. */
-export interface AnswerDraft {
-  answer: string;
-  citations: number[];
-  /** The writer's own `citations` array (before explicit markers replace it, §7.2). */
-  declared: number[];
-  blocks: TableBlock[];
-  /** The writer's blocks as sent, for the table contract (which repairs or withholds, never drops silently). */
-  rawBlocks: unknown[];
-  /** false when the model output was not the JSON object asked for (a handled case, decision 11). */
-  structured: boolean;
 }
 
 export interface TemporalPolicy {
@@ -114,11 +91,6 @@ export interface TurnState extends TurnInput {
   readonly fit: FitTurn;
   /** The trace's steps: appended through `recordStep` (steps.ts), read only by the trace record. */
   readonly steps: readonly TraceStep[];
-}
-
-export interface EngineEvent {
-  name: string;
-  data: Record<string, unknown>;
 }
 
 export interface EngineDeps {

@@ -2,18 +2,10 @@
  * `answerValidation` (§7.4) from the deterministic checks alone: what the temporal gate and the
  * contracts found, and the writer's first draft whenever a check changed it.
  */
+import type { AnswerValidation, Issue } from '../answer/envelope';
+import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
 import { settledStatus, settledSummary } from './answer-status';
 import type { TurnState } from './types';
-
-export const VALIDATION_LABELS = {
-  checking: 'Checking answer',
-  checked: 'Checked',
-  edited: 'Updated after check',
-  needs_review: 'Needs review',
-  unavailable: 'Check unavailable',
-} as const;
-
-export type ValidationStatus = keyof typeof VALIDATION_LABELS;
 
 /** Status after the deterministic checks: a blocking issue or a fallback needs review; a patch is an edit. */
 export function deterministicStatus(turn: TurnState): ValidationStatus {
@@ -24,19 +16,19 @@ export function deterministicStatus(turn: TurnState): ValidationStatus {
   return 'checked';
 }
 
-export function deterministicValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+export function deterministicValidation(turn: TurnState, now: Date = new Date()): AnswerValidation {
   return settledValidation(turn, deterministicStatus(turn), 'Answer checked against deterministic temporal/date rules.', now);
 }
 
 /** A reviewed Answer outside the staged product flow (the `answer-review:` leg): the settled status rule. */
-export function reviewedValidation(turn: TurnState, now: Date = new Date()): Record<string, unknown> {
+export function reviewedValidation(turn: TurnState, now: Date = new Date()): AnswerValidation {
   if (!turn.answer.draft) return settledValidation(turn, 'unavailable', 'There was no answer to review.', now);
   return settledValidation(turn, settledStatus(turn), settledSummary(turn), now);
 }
 
 /** `answerValidation` of a non-staged output: settled now, with the writer's first draft when a check changed it. */
-function settledValidation(turn: TurnState, status: ValidationStatus, summary: string, now: Date): Record<string, unknown> {
-  const out: Record<string, unknown> = { status, label: VALIDATION_LABELS[status], summary, issues: dedupeIssues(turn.validation.issues), completedAt: now.toISOString() };
+function settledValidation(turn: TurnState, status: ValidationStatus, summary: string, now: Date): AnswerValidation {
+  const out: AnswerValidation = { status, label: VALIDATION_LABELS[status], summary, issues: dedupeIssues(turn.validation.issues), completedAt: now.toISOString() };
   if (turn.answer.originalDraft) {
     out.originalAnswer = turn.answer.originalDraft.answer;
     out.originalBlocks = turn.answer.originalDraft.blocks;
@@ -45,7 +37,7 @@ function settledValidation(turn: TurnState, status: ValidationStatus, summary: s
 }
 
 /** Issues deduplicated by canonical JSON (§7.4). */
-export function dedupeIssues(issues: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+export function dedupeIssues(issues: readonly Issue[]): Issue[] {
   const seen = new Set<string>();
   return issues.filter((i) => {
     const key = JSON.stringify(i, Object.keys(i).sort());

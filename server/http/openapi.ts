@@ -1,5 +1,6 @@
 /** The OpenAPI 3.1 document, built from the same schemas ajv validates with (decision 14). */
 import { WIRE_SCHEMAS } from './schemas';
+import { ENVELOPE_SCHEMAS } from '../answer/envelope-schema';
 import { CATALYST_WIRE_SCHEMAS, catalystOpenApiPaths } from '../catalyst';
 import { KNOWLEDGE_SCHEMAS, knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from '../knowledge';
 
@@ -15,7 +16,7 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 
 export function buildOpenApi(version: string, levelsSchema: unknown) {
   const schemas: Record<string, unknown> = { LevelsYaml: stripIds(levelsSchema) };
-  for (const [name, s] of Object.entries({ ...WIRE_SCHEMAS, ...CATALYST_WIRE_SCHEMAS, ...KNOWLEDGE_SCHEMAS })) schemas[name] = stripIds(s);
+  for (const [name, s] of Object.entries({ ...WIRE_SCHEMAS, ...ENVELOPE_SCHEMAS, ...CATALYST_WIRE_SCHEMAS, ...KNOWLEDGE_SCHEMAS })) schemas[name] = stripIds(s);
   return {
     openapi: '3.1.0',
     info: { title: 'Med Agent Hub', version, description: 'OpenAI-compatible clinical answer gateway in front of a llama.cpp router.' },
@@ -25,7 +26,10 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
           summary: 'Answer a question about a patient with a profile or a low-level leg.',
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ChatCompletionRequest' } } } },
           responses: {
-            '200': { description: 'chat.completion whose message content is the hub envelope as a JSON string; or an SSE stream when stream is true.' },
+            '200': {
+              description:
+                'chat.completion whose message content is the hub envelope as a JSON string (BlockingProductEnvelope for a product profile, LegEnvelope for a leg or plain profile); or, when stream is true, staged SSE events whose data is a ProductEnvelope (event: error carries ErrorEventData), or a chunk stream for non-staged profiles.',
+            },
             '400': errorResponse('invalid_request_error or product_profile_required'),
             '404': errorResponse('model_not_found'),
             '413': errorResponse('Body larger than HUB_MAX_BODY_BYTES'),

@@ -2,12 +2,43 @@
  * The trace line of one turn (§11.2 fields the hub has so far), for completed, failed and cancelled
  * turns alike. Built from the turn state only; the writer sanitises secrets and URLs.
  */
-import type { TurnState } from '../engine/types';
+import type { EngineEvent } from '../answer/events';
+import type { Profile } from '../profiles/types';
 
 export type TurnOutcome =
   | { status: 'completed' }
   | { status: 'failed'; code: string }
   | { status: 'cancelled' };
+
+/**
+ * What the trace reads of a turn, stated here so the trace (a lower floor) never imports the engine:
+ * the engine's turn satisfies it. Parts the trace only serialises are `unknown`.
+ */
+export interface TracedTurn {
+  requestId: string;
+  profile: Pick<Profile, 'id' | 'lowLevelLeg' | 'models'>;
+  request: { model: string; context?: Record<string, unknown> | null };
+  context: { question: string; summary: unknown };
+  answer: { draft: { answer: string } | null };
+  validation: { temporalGate: unknown };
+  accounting: {
+    usage: unknown;
+    tokens: { stats(): unknown } | null;
+    budgets: unknown;
+    prefixShares: unknown;
+    promptEvaluation: { stages: readonly unknown[] };
+    slots: unknown;
+  };
+  outcome: { stages: ReadonlyArray<{ stage: string; status: string }> };
+  steps: ReadonlyArray<{ role: string; [key: string]: unknown }>;
+}
+
+/** How a staged stream's terminal event ends the turn; null for the events before it. */
+export function outcomeOfEvent(event: EngineEvent): TurnOutcome | null {
+  if (event.name === 'done') return { status: 'completed' };
+  if (event.name === 'error') return { status: 'failed', code: event.data.code };
+  return null;
+}
 
 const QUESTION_LIMIT = 2000;
 
@@ -22,13 +53,13 @@ export function correlation(context: Record<string, unknown> | null | undefined)
 }
 
 /** The stage that was running when the turn stopped early (its timing is not `completed`). */
-function stoppedAt(turn: TurnState): string | null {
+function stoppedAt(turn: TracedTurn): string | null {
   const stages = turn.outcome.stages;
   for (let i = stages.length - 1; i >= 0; i--) if (stages[i].status !== 'completed') return stages[i].stage;
   return null;
 }
 
-export function turnTrace(turn: TurnState, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
+export function turnTrace(turn: TracedTurn, outcome: TurnOutcome, extra: { hubRevision: string; queueWaitMs?: number }): Record<string, unknown> {
   const { profile } = turn;
   return {
     ts: new Date().toISOString(),

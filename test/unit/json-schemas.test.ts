@@ -15,6 +15,7 @@ import '../../server/chat/request-schema';
 import '../../server/knowledge/http/auth';
 import '../../server/knowledge/loader/schemas';
 import '../../server/llm/embedded/manifest';
+import '../support/envelope-validators';
 import { compileKnowledgeSchema } from '../../server/knowledge/http/validate';
 import { KNOWLEDGE_SCHEMAS } from '../../server/knowledge/http/schemas';
 

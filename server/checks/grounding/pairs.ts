@@ -2,8 +2,8 @@
  * Claim groups (§7.5 step 1): each distinct claim is checked once against the COMBINED set of
  * records it cites, so a multi-citation sentence is judged on everything it leans on.
  */
-import type { Reference } from '../../engine/references';
-import { CITATION_MARKER } from '../citation-markers';
+import { CITATION_MARKER } from '../../answer/citations';
+import type { Reference } from '../../answer/references';
 import type { FactCheckItem, GroundingPair } from './types';
 
 /** Same marker grammar as references-usage (`[3]`, `[2, 3]`). */

@@ -3,51 +3,17 @@
  * references, its confidence, the In-Depth section, and the last envelope handed to the client.
  * Written only here; the stages that produce or revise these call the named writers below.
  */
+import type { InDepthSection as InDepthSectionWire, InDepthValidationWire, ProductEnvelope, TurnConfidence } from '../../answer/envelope';
+import type { Reference } from '../../answer/references';
+import type { AnswerDraft, ConfidenceLevel } from '../../answer/types';
 import type { InDepthGateResult } from '../../checks/temporal/indepth-gate';
-import type { Reference } from '../references';
-import type { AnswerDraft } from '../types';
-import type { AnswerValidation } from './validation';
 import type { Writable } from './writable';
 
-export interface ConfidenceLevel {
-  level: 'green' | 'yellow' | 'red';
-  note: string;
-  [key: string]: unknown;
-}
+/** `inDepth.validation` as the engine holds it: the In-Depth gate's whole result plus the wire's own keys. */
+export type InDepthValidation = InDepthGateResult & InDepthValidationWire;
 
-/** `confidence.answer` / `confidence.in_depth` (§7.8). */
-export interface TurnConfidence {
-  answer: ConfidenceLevel;
-  in_depth?: ConfidenceLevel;
-}
-
-/** One claim's citation verdict under `inDepth.validation.citation_checks`. */
-export interface ClaimCitationCheck {
-  claim_index: number;
-  status: string;
-  reason: string;
-}
-
-/** `inDepth.validation`: the In-Depth gate's result with every mark, the claims' citation checks and the review status. */
-export type InDepthValidation = InDepthGateResult & { citation_checks: ClaimCitationCheck[]; review_status?: 'clean' | 'flagged' | 'unavailable' };
-
-/** `inDepth` (§3.5) of plans with In-Depth. */
-export interface InDepthSection {
-  status: 'pending' | 'needs_review' | 'complete' | 'failed';
-  answer: string;
-  error: string;
-  validation: InDepthValidation | null;
-  /** The claims as first drafted, when a safe repair changed one (§3.5). */
-  reviewDraft?: string;
-  reviewReferences?: Reference[];
-}
-
-/** The envelope last handed to the client (the product envelope; its full type is the answer model's). */
-export interface EmittedEnvelope {
-  readonly answerValidation: AnswerValidation | null;
-  readonly inDepth?: InDepthSection;
-  readonly [key: string]: unknown;
-}
+/** `inDepth` (§3.5) with the gate's result typed whole. */
+export type InDepthSection = InDepthSectionWire<InDepthValidation>;
 
 export interface AnswerSlice {
   readonly draft: AnswerDraft | null;
@@ -61,7 +27,7 @@ export interface AnswerSlice {
   /** `inDepth` (§3.5) for plans with In-Depth; null otherwise (and then no key at all, decision 19). */
   readonly inDepth: InDepthSection | null;
   /** The last envelope handed to the client; a late failure restores it (§3.3). */
-  readonly lastEmitted: EmittedEnvelope | null;
+  readonly lastEmitted: ProductEnvelope | null;
 }
 
 type HasAnswer = { readonly answer: AnswerSlice };
@@ -108,6 +74,6 @@ export function settleInDepth(turn: HasAnswer, section: InDepthSection): void {
   own(turn).inDepth = section;
 }
 
-export function noteEmitted(turn: HasAnswer, envelope: EmittedEnvelope): void {
+export function noteEmitted(turn: HasAnswer, envelope: ProductEnvelope): void {
   own(turn).lastEmitted = envelope;
 }

@@ -3,7 +3,9 @@
  * the Answer, the In-Depth review, and the second writer's agreement. Written only here; the review,
  * indepth and agree stages call the named writers below.
  */
+import type { Agreement } from '../../answer/envelope';
 import type { Writable } from './writable';
+
 
 export interface AnswerReviewState {
   status: 'checked' | 'needs_review' | 'unavailable';
@@ -17,28 +19,6 @@ export interface InDepthReviewState {
   status: 'clean' | 'flagged' | 'unavailable';
   /** Claim number (1-based) → the reviewer's note. */
   notes: ReadonlyMap<number, string>;
-}
-
-export type AgreementClaimStatus = 'agreed' | 'differs' | 'unverified' | 'unchecked';
-
-export interface AgreementClaim {
-  claim_index: number;
-  claim: string;
-  status: AgreementClaimStatus;
-  /** What the second answer says instead (differing claims only). */
-  other_says?: string[];
-}
-
-/** `agreement` (§7.9): the second writer's answer and, per sentence of the Answer, how it compares. */
-export interface Agreement {
-  model: string;
-  answer: string;
-  status: 'agreed' | 'partly' | 'differs' | 'unchecked';
-  claims: AgreementClaim[];
-  /** The second writer's view of the claims it states differently. */
-  other: Array<{ claim_index: number; says: string[] }>;
-  /** The claims it does not state. */
-  not_stated: number[];
 }
 
 export interface ReviewSlice {

@@ -2,27 +2,10 @@
  * The turn's validation slice (`turn.validation`): the issues the checks raised, the temporal gate's
  * result and `answerValidation`. Written only here; the checking stages call the named writers below.
  */
+import type { AnswerValidation, Issue } from '../../answer/envelope';
 import type { TemporalGateResult } from '../../checks/temporal/types';
-import type { Reference } from '../references';
-import type { AnswerDraft } from '../types';
-import type { ValidationStatus } from '../validation';
 import type { Writable } from './writable';
 
-/** One issue a check raised (§7.4); checks give each its own fields beside `id`, `status` and `reason`. */
-export type Issue = Readonly<Record<string, unknown>>;
-
-/** `answerValidation` (§7.4). */
-export interface AnswerValidation {
-  status: ValidationStatus;
-  label: string;
-  summary: string;
-  issues: Issue[];
-  completedAt?: string;
-  /** The writer's first draft when a check changed it, with its references and blocks (review artefacts). */
-  originalAnswer?: string;
-  originalReferences?: Reference[];
-  originalBlocks?: AnswerDraft['blocks'];
-}
 
 export interface ValidationSlice {
   /** Issues raised by the checks (contracts, temporal gate, review, grounding, agreement), in order. */

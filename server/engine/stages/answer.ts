@@ -10,10 +10,11 @@ import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
 import { gatheredNotes } from '../gather/gathered';
 import { writerSampling } from '../sampling';
 import { FALLBACK_ANSWER, isSubstantive } from '../substance';
+import type { AnswerDraft } from '../../answer/types';
 import { recordStep } from '../steps';
 import { adoptDraft, settleAnswerConfidence } from '../slices/answer';
 import { raiseIssues } from '../slices/validation';
-import type { AnswerDraft, EngineDeps, Stage, TurnState } from '../types';
+import type { EngineDeps, Stage, TurnState } from '../types';
 
 /**
  * The Answer request for a given context message and history. The context stage measures exactly

@@ -11,6 +11,7 @@
  * A failure of either step is an issue in the result, never an interrupted Answer.
  */
 import { legacyKeys, traceSummary, unavailableResult, type DrugSafetyResult, type PreparedDrugSafety } from '../../checks/drug-safety';
+import type { DrugSafetyKeys } from '../../answer/envelope';
 import { HubError } from '../../errors';
 import { renderRecordLine } from '../../context/render';
 import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
@@ -37,7 +38,7 @@ export function newDrugSafetyTurn(): DrugSafetyTurn {
 }
 
 /** The envelope keys (§9.6, decision 17): the object under `safetyCheck` and `drug_safety`, plus the legacy keys. */
-export function drugSafetyKeys(part: DrugSafetyTurn): Record<string, unknown> {
+export function drugSafetyKeys(part: DrugSafetyTurn): DrugSafetyKeys {
   const result = part.result;
   return { ...legacyKeys(result), safetyCheck: result, drug_safety: result };
 }

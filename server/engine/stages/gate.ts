@@ -9,10 +9,11 @@ import { runContractGate } from '../../checks/contracts';
 import { applyTemporalGate, temporalGateSteps } from '../../checks/temporal/gate';
 import { LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS, yieldToLoop } from '../../event-loop';
 import { mergeContractConfidence, mergeGateConfidence } from '../confidence';
+import type { AnswerDraft, TableBlock } from '../../answer/types';
 import { recordStep } from '../steps';
 import { settleCheckedDraft } from '../slices/answer';
 import { raiseIssues, recordTemporalGate } from '../slices/validation';
-import type { AnswerDraft, Stage, TableBlock, TurnState } from '../types';
+import type { Stage, TurnState } from '../types';
 
 /** The gate reads tables too: each row as `cell | cell | …` after the prose (§6.3). */
 export function gateText(draft: Pick<AnswerDraft, 'answer' | 'blocks'>): string {

@@ -9,9 +9,11 @@ import { inDepthGateSteps, type InDepthGateResult, type InDepthMark } from '../.
 import { LoopSlice, stepsInSlices } from '../../event-loop';
 import { groundClaims } from '../grounding';
 import { escalate } from '../confidence';
-import { citationsFromReferences, claimUsages, mergeReferences, resolveReferences, type Reference } from '../references';
+import { citationsFromReferences, mergeReferences, type Reference } from '../../answer/references';
+import type { ConfidenceLevel } from '../../answer/types';
+import { claimUsages, resolveReferences } from '../references';
 import { recordStep } from '../steps';
-import { adoptReferences, settleInDepth, settleInDepthConfidence, type ConfidenceLevel, type InDepthSection, type InDepthValidation } from '../slices/answer';
+import { adoptReferences, settleInDepth, settleInDepthConfidence, type InDepthSection, type InDepthValidation } from '../slices/answer';
 import type { ReviewSlice } from '../slices/review';
 import type { EngineDeps, Stage, TurnState } from '../types';
 import { stableEvent } from './resolve-refs';

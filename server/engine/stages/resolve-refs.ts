@@ -6,11 +6,14 @@
 import { escalateAnswer } from '../confidence';
 import { productEnvelope, productValidation } from '../envelope';
 import { answerUsages, resolutionIssues, resolveReferences } from '../references';
+import type { StagedEvent, StagedEventName } from '../../answer/events';
+import type { ProductEnvelope } from '../../answer/envelope';
+import { stagedEvent } from '../events';
 import { recordStep } from '../steps';
 import { noteAnswerDone } from '../budget';
-import { adoptReferences, noteEmitted, type EmittedEnvelope } from '../slices/answer';
+import { adoptReferences, noteEmitted } from '../slices/answer';
 import { replaceIssues, settleAnswerValidation } from '../slices/validation';
-import type { EngineEvent, Stage, TurnState } from '../types';
+import type { Stage, TurnState } from '../types';
 import { checkDrugSafety } from './drug-safety';
 
 /** Resolves the current Answer's references and raises `citation_resolution` for unknown indices. */
@@ -23,14 +26,14 @@ export function resolveAnswerReferences(turn: TurnState, grounding: 'checking' |
 }
 
 /** The event, with the envelope captured as the last stable state a late failure restores (§3.3). */
-export function stableEvent(turn: TurnState, name: string): EngineEvent {
+export function stableEvent(turn: TurnState, name: StagedEventName): StagedEvent {
   const envelope = productEnvelope(turn);
   // The context summary is written once by the context stage and never changed after: it is shared,
   // not copied (it lists every record of the chart, the largest part of an envelope).
-  const data: Record<string, unknown> = structuredClone({ ...envelope, context: null });
+  const data: ProductEnvelope = structuredClone({ ...envelope, context: null });
   data.context = envelope.context;
-  noteEmitted(turn, data as EmittedEnvelope);
-  return { name, data };
+  noteEmitted(turn, data);
+  return stagedEvent(name, data);
 }
 
 /** Model checks still to come after the fast Answer (review, grounding, agreement). */

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { EngineEvent } from '../../../server/engine/types';
+import type { EngineEvent } from '../../../server/answer/events';
+import type { ProductEnvelope } from '../../../server/answer/envelope';
 import { HubError } from '../../../server/errors';
 import { HEARTBEAT_FRAME, flushStagedHeaders, formatSseEvent, streamStagedEvents, type StreamOutcome } from '../../../server/chat/sse';
 import { parseChartSearchStream } from '../../support/chartsearch-sse';
@@ -143,14 +144,16 @@ function open(port: number): Promise<Client> {
   });
 }
 
-const env = (status: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  answer: 'Weight is 71 kg [1].',
-  references: [],
-  blocks: [],
-  answerValidation: { status: 'checked' },
-  inDepth: { status, answer: '' },
-  ...extra,
-});
+/** A partial envelope: the writer frames whatever envelope it is handed, so only a few keys matter here. */
+const env = (status: string, extra: Record<string, unknown> = {}): ProductEnvelope =>
+  ({
+    answer: 'Weight is 71 kg [1].',
+    references: [],
+    blocks: [],
+    answerValidation: { status: 'checked' },
+    inDepth: { status, answer: '' },
+    ...extra,
+  }) as unknown as ProductEnvelope;
 
 /** A gate the test opens to let a stalled producer continue. */
 function gate(): { wait: Promise<void>; open: () => void } {

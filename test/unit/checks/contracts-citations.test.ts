@@ -1,5 +1,5 @@
 import { applyCitationContract, canonicalizeCitationGroups, isSingleClaim } from '../../../server/checks/contracts';
-import type { TableBlock } from '../../../server/engine/types';
+import type { TableBlock } from '../../../server/answer/types';
 
 describe('canonicalizeCitationGroups', () => {
   test.each<[string, string, string]>([

@@ -1,5 +1,5 @@
 import { runContractGate } from '../../../server/checks/contracts';
-import type { AnswerDraft, TableBlock } from '../../../server/engine/types';
+import type { AnswerDraft, TableBlock } from '../../../server/answer/types';
 
 // The gate stage hands the writer's raw blocks over as `blocks`; rawBlocks records them as sent.
 const draft = (answer: string, declared: number[], blocks: unknown[] = []): AnswerDraft => ({

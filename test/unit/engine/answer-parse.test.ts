@@ -1,4 +1,5 @@
-import { citationMarkers, parseAnswer } from '../../../server/engine/answer-parse';
+import { citationMarkers } from '../../../server/answer/citations';
+import { parseAnswer } from '../../../server/engine/answer-parse';
 
 describe('citationMarkers', () => {
   test.each([

@@ -1,18 +1,8 @@
-import {
-  answerUsages,
-  citationsFromReferences,
-  claimUsages,
-  draftChanged,
-  groundingFromChecks,
-  mergeReferences,
-  resolutionIssues,
-  resolveReferences,
-  splitSentences,
-  type Reference,
-} from '../../../server/engine/references';
+import { citationsFromReferences, groundingFromChecks, mergeReferences, type Reference } from '../../../server/answer/references';
+import { answerUsages, claimUsages, draftChanged, resolutionIssues, resolveReferences, splitSentences } from '../../../server/engine/references';
 import { parseChart } from '../../../server/context/inline-chart';
 import type { EvidenceLedger, EvidenceRecord } from '../../../server/context/types';
-import type { TableBlock } from '../../../server/engine/types';
+import type { TableBlock } from '../../../server/answer/types';
 
 // The §3.7 chart: five inline records, newest first.
 const CHART = [

@@ -2,7 +2,7 @@
  * splitSentences skips blank lines in one scan (a reply of tens of thousands of blank lines cost
  * 13 ms a call, several calls a turn). Its result must equal the plain split-trim-filter it replaced.
  */
-import { CITATION_MARKER } from '../../../server/checks/citation-markers';
+import { CITATION_MARKER } from '../../../server/answer/citations';
 import { splitSentences } from '../../../server/engine/references-usage';
 import { BLANK_RUNS } from '../../support/blank-runs';
 

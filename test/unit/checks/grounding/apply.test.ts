@@ -1,5 +1,5 @@
 import { applyGroundingChecks, checkOf, summariseSupport, type GroundingCheck, type Support } from '../../../../server/checks/grounding';
-import type { Reference } from '../../../../server/engine/references';
+import type { Reference } from '../../../../server/answer/references';
 import { answer, check, fact, pair, resolved, unresolved } from './fixtures';
 
 describe('checkOf', () => {

@@ -1,5 +1,5 @@
 /** Small builders shared by the grounding tests. */
-import type { Reference, ReferenceUsage } from '../../../../server/engine/references';
+import type { Reference, ReferenceUsage } from '../../../../server/answer/references';
 import type { CheckedFact, FactStatus, GroundingCheck, GroundingPair } from '../../../../server/checks/grounding';
 
 export function resolved(index: number, usage: ReferenceUsage[], extra: Partial<Reference> = {}): Reference {

@@ -1,5 +1,5 @@
 import { factCheckPrompt, groundingPairs, normaliseClaim, sourceLines, type GroundingPair } from '../../../../server/checks/grounding';
-import type { Reference } from '../../../../server/engine/references';
+import type { Reference } from '../../../../server/answer/references';
 import { answer, resolved, unresolved } from './fixtures';
 
 describe('normaliseClaim', () => {
