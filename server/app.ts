@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps): express.Express {
   router.use(pathGate(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }), { prefixes: [CATALYST_PATH_PREFIX] }));
   router.post('/v1/chat/completions', chatCompletionsHandler({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
   app.use(router);
-  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
+  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 'No such route.')));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     deps.logger.error({ err: err instanceof Error ? err.name : 'unknown', request_id: res.locals.requestId }, 'unhandled error');
     sendError(res, err);

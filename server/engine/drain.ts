@@ -26,6 +26,6 @@ export async function drainTurn(turn: TurnState, deps: EngineDeps): Promise<Reco
   for await (const event of events) {
     if (event.name === 'result' || event.name === 'done') last = event.data;
   }
-  if (!last) throw new HubError('internal_error', 500, 'The engine ended without a result.');
+  if (!last) throw new HubError('internal_error', 'The engine ended without a result.');
   return product ? blockingEnvelope(last) : last;
 }

@@ -103,7 +103,7 @@ export function tooDeepField(body: unknown, maxDepth: number = MAX_BODY_DEPTH): 
 
 /** 400 for a body nesting deeper than MAX_BODY_DEPTH, naming the top-level field ('' = the body itself). */
 export function tooDeepError(field: string): HubError {
-  return new HubError('invalid_request_error', 400, `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
+  return new HubError('invalid_request_error', `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
 }
 
 /** Validates a parsed chat body; a failure is 400 invalid_request_error naming the field. */
@@ -116,5 +116,5 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
   const missing = e?.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : '';
   const param = missing || where.split('.')[0] || null;
   const field = missing || where || 'body';
-  throw new HubError('invalid_request_error', 400, `Invalid request: '${field}' ${missing ? 'is required' : (e?.message ?? 'is invalid')}.`, { param });
+  throw new HubError('invalid_request_error', `Invalid request: '${field}' ${missing ? 'is required' : (e?.message ?? 'is invalid')}.`, { param });
 }

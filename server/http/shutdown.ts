@@ -4,15 +4,15 @@
  * checks settled as a late failure, or `error` when no Answer was out yet), a blocking request gets the
  * Answer it already has or a 503 — and only then is the turn's work aborted.
  */
-import { errorEventData, HubError } from '../errors';
+import { errorEventData, ShuttingDownError } from '../errors';
 import { blockingEnvelope } from '../engine/drain';
 import { lateFailureEnvelope } from '../engine/product';
 import type { EngineEvent, TurnState } from '../engine/types';
 
 const SHUTDOWN = Symbol('shutdown');
 
-export function shuttingDownError(): HubError {
-  return new HubError('hub_shutting_down', 503, 'The hub is shutting down; please retry.', { headers: { 'Retry-After': '5' } });
+export function shuttingDownError(): ShuttingDownError {
+  return new ShuttingDownError('The hub is shutting down; please retry.', { headers: { 'Retry-After': '5' } });
 }
 
 function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; dispose: () => void } {

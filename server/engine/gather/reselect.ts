@@ -6,7 +6,7 @@
  * no longer fit beside it, the gathered text is dropped and the first selection stands — gathered
  * notes are an aid, never a reason to refuse the turn.
  */
-import { HubError } from '../../errors';
+import { InsufficientContextError } from '../../errors';
 import { selectAnswerContext } from '../context-selection';
 import type { EngineDeps, TurnState } from '../types';
 
@@ -36,7 +36,7 @@ export async function reselectAnswerContext(turn: TurnState, deps: EngineDeps): 
     await selectAnswerContext(turn, deps, turn.ledger, 'context_reselection');
     if (turn.context) turn.context = { ...turn.context, history: mergedHistory(before.context?.history as HistorySummary, turn.context.history as HistorySummary) };
   } catch (err) {
-    if (turn.signal.aborted || !(err instanceof HubError) || err.code !== 'insufficient_context') throw err;
+    if (turn.signal.aborted || !(err instanceof InsufficientContextError)) throw err;
     Object.assign(turn, before);
     turn.gather.text = '';
     turn.steps.push({ role: 'context_reselection', stage: 'answer', outcome: 'gathered_dropped', reason: 'insufficient_context', gathered_chars: chars });
