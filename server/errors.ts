@@ -112,8 +112,8 @@ export interface HubErrorOptions {
   /** `detail.code` when a client family pins another name for this error; defaults to the code. */
   detailCode?: string;
   /**
-   * Another status than the catalogue's, only where a lower layer or a client family fixes it (a
-   * body-parser 4xx, Catalyst's 502 for backend failures); the type then follows the status.
+   * Another status than the catalogue's, only where a lower layer fixes it (a body-parser 4xx; a
+   * client family's own status goes through `derive`); the type then follows the status.
    */
   status?: number;
 }
@@ -136,7 +136,7 @@ export class HubError extends Error {
   readonly status: number;
   readonly extra: Record<string, unknown>;
   /** OpenAI error `type`. */
-  readonly type: string;
+  readonly type: HubErrorType;
   readonly param: string | null;
   readonly headers: Record<string, string>;
   /**
