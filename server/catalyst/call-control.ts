@@ -30,7 +30,7 @@ export function parseTimeoutHeader(value: string | undefined, maxSeconds: number
   if (text === '') return null;
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new HubError('invalid_request_error', 400, `Invalid request: header X-Request-Timeout-Seconds must be a positive number of seconds (got '${text.slice(0, 40)}').`, {
+    throw new HubError('invalid_request_error', `Invalid request: header X-Request-Timeout-Seconds must be a positive number of seconds (got '${text.slice(0, 40)}').`, {
       param: 'X-Request-Timeout-Seconds',
     });
   }

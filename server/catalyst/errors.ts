@@ -3,7 +3,7 @@
  * 422 known overflow, 502 backend failure or empty content, 504 `generation_timeout`, 499
  * `generation_cancelled`. Evidence rides on `detail.request_evidence`, only when it is complete.
  */
-import { HubError } from '../errors';
+import { GenerationCancelledError, GenerationTimeoutError, HubError, InsufficientContextError, RouterBusyError, RouterTimeoutError } from '../errors';
 import type { RequestEvidence } from './types';
 
 /**
@@ -13,26 +13,24 @@ import type { RequestEvidence } from './types';
 export const CATALYST_OVERFLOW_CODE = 'context_window_exceeded';
 
 export function generationCancelled(): HubError {
-  return new HubError('generation_cancelled', 499, 'The role call was cancelled before the model finished; nothing was generated for it.');
+  return new GenerationCancelledError('The role call was cancelled before the model finished; nothing was generated for it.');
 }
 
 export function generationTimeout(seconds: number): HubError {
-  return new HubError('generation_timeout', 504, `The role call did not finish within its ${seconds} s deadline (X-Request-Timeout-Seconds); the model call was cancelled.`);
+  return new GenerationTimeoutError(`The role call did not finish within its ${seconds} s deadline (X-Request-Timeout-Seconds); the model call was cancelled.`);
 }
 
 export function emptyContent(model: string): HubError {
-  return new HubError('model_empty_content', 502, `Model '${model}' returned no content.`);
+  return new HubError('model_empty_content', `Model '${model}' returned no content.`);
 }
 
 export function knownOverflowError(required: number, window: number): HubError {
-  return overflowForCatalyst(new HubError('insufficient_context', 422, `The role prompt needs ${required} tokens (prompt plus the role's output allowance) but the model's context window is ${window} tokens.`, {
-    extra: { source: 'catalyst_role' },
-  }));
+  return overflowForCatalyst(new InsufficientContextError('catalyst_role', `The role prompt needs ${required} tokens (prompt plus the role's output allowance) but the model's context window is ${window} tokens.`));
 }
 
 /** A context overflow (the hub's known one, or the router's own refusal) named as Catalyst reads it. */
 function overflowForCatalyst(err: HubError): HubError {
-  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, hub_code: err.code }, headers: err.headers, param: err.param, type: err.type, detailCode: CATALYST_OVERFLOW_CODE });
+  return err.derive({ extra: { ...err.extra, hub_code: err.code }, detailCode: CATALYST_OVERFLOW_CODE });
 }
 
 /**
@@ -40,14 +38,14 @@ function overflowForCatalyst(err: HubError): HubError {
  * own context refusal stays 422 (named `context_window_exceeded` like the hub's), an idle timeout is a `generation_timeout`, anything else is 502.
  */
 export function asRoleError(err: HubError): HubError {
-  if (err.code === 'insufficient_context' && err.detailCode !== CATALYST_OVERFLOW_CODE) return overflowForCatalyst(err);
-  if (err.code === 'router_busy' || err.status === 422 || err.status === 404 || err.status === 400 || err.status === 502) return err;
-  if (err.code === 'router_timeout') return new HubError('generation_timeout', 504, err.message);
-  return new HubError(err.code, 502, err.message, { extra: err.extra, headers: err.headers });
+  if (err instanceof InsufficientContextError && err.detailCode !== CATALYST_OVERFLOW_CODE) return overflowForCatalyst(err);
+  if (err instanceof RouterBusyError || err.status === 422 || err.status === 404 || err.status === 400 || err.status === 502) return err;
+  if (err instanceof RouterTimeoutError) return new GenerationTimeoutError(err.message);
+  return err.derive({ status: 502 });
 }
 
 /** The same error with the request's evidence in `detail` (the evidence is complete by construction). */
 export function withRequestEvidence(err: HubError, evidence: RequestEvidence | null): HubError {
   if (!evidence) return err;
-  return new HubError(err.code, err.status, err.message, { extra: { ...err.extra, request_evidence: evidence }, headers: err.headers, param: err.param, type: err.type, detailCode: err.detailCode });
+  return err.derive({ extra: { ...err.extra, request_evidence: evidence } });
 }

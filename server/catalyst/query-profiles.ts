@@ -36,13 +36,13 @@ export function roleConfig(p: Profile, role: QueryRole): RoleConfig {
 export function lookupRole(catalog: Catalog, profileId: string, role: string): { profile: Profile; role: QueryRole } {
   const profile = catalog.get(profileId);
   if (!profile || !isQueryProfile(profile)) {
-    throw new HubError('profile_not_found', 404, `'${profileId}' is not a configured Catalyst query profile.`, {
+    throw new HubError('profile_not_found', `'${profileId}' is not a configured Catalyst query profile.`, {
       extra: { profile_id: profileId, query_profiles: queryProfiles(catalog).map((p) => p.id) },
     });
   }
   const known = profileRoles(profile);
   if (!(known as string[]).includes(role)) {
-    throw new HubError('role_not_found', 404, `Profile '${profileId}' has no role '${role}'.`, { extra: { profile_id: profileId, role, roles: known } });
+    throw new HubError('role_not_found', `Profile '${profileId}' has no role '${role}'.`, { extra: { profile_id: profileId, role, roles: known } });
   }
   return { profile, role: role as QueryRole };
 }

@@ -6,7 +6,7 @@
  * also carries top-level `content`, the shape an earlier Catalyst generation read (`{model, content}`).
  */
 import type { Request, Response } from 'express';
-import { HubError, isAbortError } from '../errors';
+import { GenerationCancelledError, HubError, isAbortError } from '../errors';
 import { sendError } from '../wire/errors';
 import { chatCompletion } from '../wire/openai-shapes';
 import type { ChatRequest, RouterClient } from '../llm/types';
@@ -28,8 +28,8 @@ function routerRequest(body: RawGenerateBody): ChatRequest {
 async function assertAdvertised(models: AdvertisedModels, model: string, signal: AbortSignal): Promise<void> {
   const { advertised, inventory: inv } = await models.check(model, signal);
   if (advertised || !inv) return;
-  if (!inv.reachable) throw new HubError('model_backend_unreachable', 503, 'The model backend could not be queried for its model catalogue; retry shortly.', { headers: { 'Retry-After': '2' } });
-  throw new HubError('model_not_found', 404, `model '${model}' is not advertised by the model backend`, { param: 'model', extra: { model, advertised_model_ids: [...inv.ids] } });
+  if (!inv.reachable) throw new HubError('model_backend_unreachable', 'The model backend could not be queried for its model catalogue; retry shortly.', { headers: { 'Retry-After': '2' } });
+  throw new HubError('model_not_found', `model '${model}' is not advertised by the model backend`, { param: 'model', extra: { model, advertised_model_ids: [...inv.ids] } });
 }
 
 /** SSE headers go out with the first chunk, so a router error before it is still a JSON error. */
@@ -46,7 +46,7 @@ async function streamChunks(res: Response, chunks: AsyncIterable<string>): Promi
     // Each payload is one line of JSON (or [DONE]) as the router wrote it: no CR/LF can open a frame.
     res.write(`data: ${data}\n\n`);
   }
-  if (!started) throw new HubError('router_error', 502, 'The model router ended the stream without any chunk.');
+  if (!started) throw new HubError('router_error', 'The model router ended the stream without any chunk.');
   res.end();
 }
 
@@ -78,7 +78,7 @@ export function rawGenerateHandler(deps: RawGenerateDeps) {
       res.status(200).json({ ...completion, content: result.content });
     } catch (err) {
       if (abort.signal.aborted || isAbortError(err)) {
-        if (!res.destroyed && !res.headersSent) sendError(res, new HubError('generation_cancelled', 499, 'The generation was cancelled.'));
+        if (!res.destroyed && !res.headersSent) sendError(res, new GenerationCancelledError('The generation was cancelled.'));
         else res.end();
         return;
       }

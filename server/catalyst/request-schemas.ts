@@ -72,7 +72,7 @@ const validateRaw = compileConstant<RawGenerateBody>(ajv, RAW_GENERATE_SCHEMA);
 const PROFILE_OWNED = new Set(['model', 'temperature', 'dry_multiplier', 'dry', 'max_tokens', 'maxTokens', 'repeat_penalty', 'top_p', 'top_k', 'seed', 'system', 'knobs']);
 
 function invalid(message: string, param: string | null): HubError {
-  return new HubError('invalid_request_error', 400, message, { param });
+  return new HubError('invalid_request_error', message, { param });
 }
 
 function describe(errors: typeof validateRole.errors): { message: string; param: string | null } {

@@ -6,7 +6,7 @@
  * runs the writer's reusable prefix with `max_tokens: 1` so the router's prompt cache holds it (204).
  */
 import type { Request, Response } from 'express';
-import { HubError, isAbortError } from '../errors';
+import { GenerationCancelledError, GenerationTimeoutError, HubError, isAbortError } from '../errors';
 import { sendError } from '../wire/errors';
 import type { LocalTokenizer } from '../llm/tokens';
 import type { CallOptions, ChatMessage, ChatRequest, ChatResult, RouterClient, SlotEvidence } from '../llm/types';
@@ -65,7 +65,7 @@ function routerRequest(role: ResolvedRole, messages: ChatMessage[], responseForm
  */
 async function complete(router: RouterClient, req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
   for await (const piece of router.chatStream(req, opts)) if (piece.kind === 'done') return piece.result;
-  throw new HubError('router_error', 502, 'The model router ended the stream without a completion.');
+  throw new HubError('router_error', 'The model router ended the stream without a completion.');
 }
 
 /** An interruption names its cause; a backend failure keeps its own code (mapped for Catalyst). */
@@ -97,10 +97,10 @@ function traceCall(trace: TraceSink, rec: CallRecord, outcome: string, status: n
   });
 }
 
-function outcomeOf(status: number, code: string | null): string {
+function outcomeOf(status: number, failure: unknown): string {
   if (status < 300) return 'succeeded';
-  if (code === 'generation_cancelled') return 'cancelled';
-  if (code === 'generation_timeout') return 'timed_out';
+  if (failure instanceof GenerationCancelledError) return 'cancelled';
+  if (failure instanceof GenerationTimeoutError) return 'timed_out';
   return 'failed';
 }
 
@@ -148,7 +148,7 @@ export function roleHandler(deps: RoleCallDeps, kind: Kind) {
     const rec: CallRecord = { kind, requestId: String(res.locals.requestId ?? ''), profileId, role: roleName, model: null, evidence: null, slots: { acquisitions: 0, releases: 0, active: 0 }, started: performance.now() };
     let control: CallControl | null = null;
     let status = 200;
-    let code: string | null = null;
+    let failure: unknown = null;
     deps.turns.active++;
     deps.turns.started++;
     try {
@@ -167,14 +167,14 @@ export function roleHandler(deps: RoleCallDeps, kind: Kind) {
     } catch (err) {
       const mapped = control && !(err instanceof HubError) ? endError(err, control) : err;
       status = mapped instanceof HubError ? mapped.status : 500;
-      code = mapped instanceof HubError ? mapped.code : 'internal_error';
+      failure = mapped;
       // A client that left gets nothing more; a response that can still be written gets the error.
       if (res.destroyed || res.writableEnded) res.end();
       else sendError(res, mapped);
     } finally {
       deps.turns.active--;
       control?.dispose();
-      if (rec.model !== null) traceCall(deps.trace, rec, outcomeOf(status, code), status);
+      if (rec.model !== null) traceCall(deps.trace, rec, outcomeOf(status, failure), status);
     }
   };
 }

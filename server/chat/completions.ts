@@ -3,7 +3,7 @@
  * envelope or non-staged chunk stream. A client disconnect aborts the turn (and its router call).
  */
 import type { Request, Response } from 'express';
-import { HubError, isAbortError } from '../errors';
+import { HubError, isAbortError, ShuttingDownError } from '../errors';
 import { drainTurn } from '../engine/drain';
 import { runProductTurn } from '../engine/product';
 import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from './sse';
@@ -103,7 +103,7 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => 
     failure = err;
     throw err;
   } finally {
-    const outcome = failure instanceof HubError && failure.code === 'hub_shutting_down' ? { status: 'failed' as const, code: failure.code } : outcomeOf(turn, failure);
+    const outcome = failure instanceof ShuttingDownError ? { status: 'failed' as const, code: failure.code } : outcomeOf(turn, failure);
     settled.record = () => {
       deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
       observeTurn(deps, turn, outcome, false);
@@ -131,7 +131,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       const body = parseChatRequest(req.body);
       const profile = deps.catalog.resolve(body.model);
       if (body.context?.require_product_profile === true && !isProductProfile(profile)) {
-        throw new HubError('product_profile_required', 400, 'This client accepts configured product profiles only.', { extra: { model: body.model } });
+        throw new HubError('product_profile_required', 'This client accepts configured product profiles only.', { extra: { model: body.model } });
       }
       const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
       assertRunnable(profile);
@@ -164,7 +164,7 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       res.end(JSON.stringify(chatCompletion(body.model, content, turn.accounting.usage)));
     } catch (err) {
       // A client that left gets nothing more; a turn shutdown interrupted before any Answer gets its 503.
-      if (abort.signal.aborted && !(err instanceof HubError && err.code === 'hub_shutting_down')) {
+      if (abort.signal.aborted && !(err instanceof ShuttingDownError)) {
         res.end();
         return;
       }

@@ -57,5 +57,5 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
   const missing = e?.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : '';
   const param = missing || where.split('.')[0] || null;
   const field = missing || where || 'body';
-  throw new HubError('invalid_request_error', 400, `Invalid request: '${field}' ${missing ? 'is required' : (e?.message ?? 'is invalid')}.`, { param });
+  throw new HubError('invalid_request_error', `Invalid request: '${field}' ${missing ? 'is required' : (e?.message ?? 'is invalid')}.`, { param });
 }

@@ -6,7 +6,7 @@
  */
 import type { DoneEvent, EngineEvent, ErrorEvent } from '../answer/events';
 import type { BlockingProductEnvelope, LegEnvelope } from '../answer/envelope';
-import { HubError } from '../errors';
+import { ShuttingDownError } from '../errors';
 import { blockingEnvelope } from '../engine/drain';
 import { doneEvent, errorEvent } from '../engine/events';
 import { lateFailureEnvelope } from '../engine/product';
@@ -15,8 +15,8 @@ import type { TurnState } from '../engine/types';
 
 const SHUTDOWN = Symbol('shutdown');
 
-export function shuttingDownError(): HubError {
-  return new HubError('hub_shutting_down', 503, 'The hub is shutting down; please retry.', { headers: { 'Retry-After': '5' } });
+export function shuttingDownError(): ShuttingDownError {
+  return new ShuttingDownError('The hub is shutting down; please retry.', { headers: { 'Retry-After': '5' } });
 }
 
 function whenAborted(signal: AbortSignal): { promise: Promise<typeof SHUTDOWN>; dispose: () => void } {

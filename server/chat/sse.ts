@@ -112,7 +112,7 @@ export async function streamStagedEvents(
       }
       if (step.done) {
         producerClosed = true;
-        throw new HubError('internal_error', 500, 'The engine ended the stream without a terminal event.');
+        throw new HubError('internal_error', 'The engine ended the stream without a terminal event.');
       }
       const event = step.value;
       if (!(await writeFrame(res, formatStreamEvent(event), client))) return 'client_gone';

@@ -156,7 +156,6 @@ export async function fitHistory<M extends ChatMessageLike>(input: FitHistoryInp
     const mandatoryIds = [...(input.mandatoryIds ?? [])];
     throw contextError(
       'insufficient_context',
-      422,
       'selector',
       `The current question, latest completed turn, prompts, and mandatory evidence exceed the input limit (${tokens} > ${input.inputLimit} tokens).`,
       { mandatoryIds, mandatory_ids: mandatoryIds, input_tokens: tokens, input_limit: input.inputLimit },

@@ -138,7 +138,7 @@ export function extractChart(messages: readonly ChatMessageLike[]): ChartExtract
 }
 
 function tooManyRecords(maxRecords: number): HubError {
-  return new HubError('invalid_request_error', 400, `The inline chart has more than ${maxRecords} records (HUB_MAX_CHART_RECORDS).`, { param: 'messages' });
+  return new HubError('invalid_request_error', `The inline chart has more than ${maxRecords} records (HUB_MAX_CHART_RECORDS).`, { param: 'messages' });
 }
 
 /**

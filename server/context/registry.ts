@@ -42,14 +42,14 @@ export class SourceRegistry {
     if (sources !== undefined && sources !== null) {
       if (typeof sources === 'string') return { primary: [sources], explicit: true };
       if (Array.isArray(sources) && sources.length > 0 && sources.every((s) => typeof s === 'string')) return { primary: [...new Set(sources as string[])], explicit: true };
-      throw contextError('context_source_unavailable', 503, 'request', 'context.sources must be a non-empty list of source names or a single name.');
+      throw contextError('context_source_unavailable', 'request', 'context.sources must be a non-empty list of source names or a single name.');
     }
     if (typeof source === 'string' && source.trim() !== '') return { primary: [source.trim()], explicit: true };
     if (req.patient !== null) {
       const patientSources = [...this.byName.values()].filter((s) => s.supportsPatient).sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name));
       if (patientSources.length) return { primary: [patientSources[0].name], explicit: false };
       if (req.hasInlineChart) return { primary: ['inline'], explicit: false };
-      throw contextError('context_source_unavailable', 503, 'auto', 'A patient was given but no patient record source is configured and the messages hold no inline chart.');
+      throw contextError('context_source_unavailable', 'auto', 'A patient was given but no patient record source is configured and the messages hold no inline chart.');
     }
     return { primary: ['inline'], explicit: false };
   }
@@ -59,7 +59,7 @@ export class SourceRegistry {
     const names = [...new Set([...selection.primary, ...req.supplementalSources])];
     const resolved = names.map((name) => {
       const s = this.byName.get(name);
-      if (!s) throw contextError('context_source_unavailable', 503, name, `Context source '${name}' is not configured on this hub.`);
+      if (!s) throw contextError('context_source_unavailable', name, `Context source '${name}' is not configured on this hub.`);
       return s;
     });
     const parts: Array<{ name: string; ledger: EvidenceLedger }> = [];
@@ -94,7 +94,7 @@ export function mergeLedgers(parts: ReadonlyArray<{ name: string; ledger: Eviden
   const seen = new Set<string>();
   const records = contributing.flatMap((p) => p.ledger.records);
   for (const r of records) {
-    if (seen.has(r.stableId)) throw contextError('context_source_failed', 503, 'registry', `Two context sources returned the same record id '${r.stableId}'.`);
+    if (seen.has(r.stableId)) throw contextError('context_source_failed', 'registry', `Two context sources returned the same record id '${r.stableId}'.`);
     seen.add(r.stableId);
   }
   // originalText is kept only when exactly one source contributed (§5.2).

@@ -77,7 +77,7 @@ class Meter {
 
 function insufficient(message: string, mandatory: readonly Entry[], extra: Record<string, unknown> = {}): HubError {
   const mandatoryIds = mandatory.map((e) => e.record.stableId);
-  return contextError('insufficient_context', 422, 'selector', message, { mandatoryIds, mandatory_ids: mandatoryIds, ...extra });
+  return contextError('insufficient_context', 'selector', message, { mandatoryIds, mandatory_ids: mandatoryIds, ...extra });
 }
 
 export async function selectContext(input: SelectInput): Promise<ContextView> {

@@ -139,7 +139,6 @@ export async function guardCall(turn: TurnState, deps: Pick<EngineDeps, 'fitBoun
   if (input + body.max_tokens > budget.window) {
     throw contextError(
       'insufficient_context',
-      422,
       'selector',
       `The ${stage} prompt for model '${body.model}' needs ${input} input tokens plus ${body.max_tokens} output tokens, more than its ${budget.window}-token window.`,
     );

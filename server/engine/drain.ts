@@ -24,6 +24,6 @@ export async function drainTurn(turn: TurnState, deps: EngineDeps): Promise<Bloc
   for await (const event of events) {
     if (event.name === 'result' || event.name === 'done') last = event;
   }
-  if (!last) throw new HubError('internal_error', 500, 'The engine ended without a result.');
+  if (!last) throw new HubError('internal_error', 'The engine ended without a result.');
   return last.name === 'done' ? blockingEnvelope(last.data) : last.data;
 }

@@ -64,6 +64,6 @@ export function resultEnvelope(turn: TurnState): LegEnvelope {
     case 'review':
       return reviewEnvelope(turn);
     default:
-      throw new HubError('stage_not_implemented', 501, `Output mode '${turn.profile.policies.output}' is not available yet.`);
+      throw new HubError('stage_not_implemented', `Output mode '${turn.profile.policies.output}' is not available yet.`);
   }
 }

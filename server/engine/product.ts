@@ -6,7 +6,7 @@
  */
 import type { EngineEvent } from '../answer/events';
 import type { EnvelopeConfidence, ProductEnvelope } from '../answer/envelope';
-import { HubError, isAbortError } from '../errors';
+import { ContextError, HubError, isAbortError, ModelUnavailableError } from '../errors';
 import { productEnvelope } from './envelope';
 import { runTurn } from './run';
 import { failureConfidence } from './findings';
@@ -15,12 +15,6 @@ import { FALLBACK_ANSWER } from './substance';
 import { doneEvent, errorEvent } from './events';
 import type { EngineDeps, TurnState } from './types';
 import { VALIDATION_LABELS } from '../answer/validation';
-
-const CONTEXT_ERRORS = new Set(['insufficient_context', 'context_source_unavailable', 'context_source_failed', 'tokenization_unavailable']);
-
-export function isContextError(err: unknown): err is HubError {
-  return err instanceof HubError && CONTEXT_ERRORS.has(err.code);
-}
 
 const NOT_GENERATED = 'In-Depth was not generated.';
 
@@ -76,8 +70,8 @@ export async function* runProductTurn(turn: TurnState, deps: EngineDeps, opts: P
     // limit) is said as what it is: an HTTP error, or `event: error`. After an Answer was shown, every
     // failure keeps that Answer with its checks settled (decisions 2 and 3): nothing is left pending.
     // A model the backend cannot serve at all (no such model, a failed load) is said too, with what to do.
-    const requestError = err instanceof HubError && ((err.status >= 400 && err.status < 500) || err.code === 'model_unavailable');
-    if (!answered && (isContextError(err) || requestError)) {
+    const requestError = err instanceof HubError && ((err.status >= 400 && err.status < 500) || err instanceof ModelUnavailableError);
+    if (!answered && (err instanceof ContextError || requestError)) {
       if (opts.adapter === 'block') throw err;
       yield errorEvent(err);
       return;

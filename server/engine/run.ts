@@ -34,14 +34,14 @@ export function unrunnableStages(profile: Profile): string[] {
 export function assertRunnable(profile: Profile): void {
   if (profile.topology === 'caller') {
     // Caller-orchestrated (Catalyst) profiles have no hub-run plan: chat completions is not their route.
-    throw new HubError('invalid_request_error', 400, `Profile '${profile.id}' is a caller-orchestrated query profile; it is not answered through chat completions; call its roles at POST /v1/hub/query-profiles/${profile.id}/roles/{role}/generate.`, {
+    throw new HubError('invalid_request_error', `Profile '${profile.id}' is a caller-orchestrated query profile; it is not answered through chat completions; call its roles at POST /v1/hub/query-profiles/${profile.id}/roles/{role}/generate.`, {
       param: 'model',
       extra: { model: profile.id },
     });
   }
   const missing = unrunnableStages(profile);
   if (missing.length) {
-    throw new HubError('stage_not_implemented', 501, `Profile '${profile.id}' needs stages this hub build does not run yet: ${missing.join(', ')}.`, {
+    throw new HubError('stage_not_implemented', `Profile '${profile.id}' needs stages this hub build does not run yet: ${missing.join(', ')}.`, {
       extra: { model: profile.id, stages: missing },
     });
   }
@@ -76,7 +76,7 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
   const occurrences = new Map<string, number>();
   for (const name of turn.profile.stages) {
     const stage = STAGES[name];
-    if (!stage) throw new HubError('stage_not_implemented', 501, `Stage '${name}' is not available in this hub build.`);
+    if (!stage) throw new HubError('stage_not_implemented', `Stage '${name}' is not available in this hub build.`);
     const occurrence = (occurrences.get(name) ?? 0) + 1;
     occurrences.set(name, occurrence);
     let elapsed = 0;

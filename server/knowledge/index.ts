@@ -87,7 +87,7 @@ export async function openHubKnowledge(config: KnowledgeConfig, deps: HubKnowled
   }
   const base = { paths: [...KNOWLEDGE_ALL_PATHS], auth: config.auth, clients: clients.length };
   if (!config.enabled) {
-    return { routes: answeringRouter((_req, res) => sendError(res, new HubError('not_found', 404, KNOWLEDGE_REMOVED))), status: { ...base, routes: 'removed', note: KNOWLEDGE_REMOVED }, service };
+    return { routes: answeringRouter((_req, res) => sendError(res, new HubError('not_found', KNOWLEDGE_REMOVED))), status: { ...base, routes: 'removed', note: KNOWLEDGE_REMOVED }, service };
   }
   if (serving && service) return { routes: service.router, status: { ...base, routes: 'serving' }, service };
   deps.logger.warn('knowledge routes mounted without client keys: every call answers 401 AUTH_MISSING (set KNOWLEDGE_KEYS_FILE or KNOWLEDGE_API_KEY_HASHES, or KNOWLEDGE_AUTH=off on a trusted network)');

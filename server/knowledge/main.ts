@@ -24,7 +24,7 @@ export async function startKnowledge(config: Config, opts: { logDestination?: De
   app.disable('x-powered-by');
   app.get('/health', (_req: Request, res: Response) => void res.json({ status: 'healthy', service: 'knowledge' }));
   app.use(service.router);
-  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 404, 'No such route.')));
+  app.use((_req: Request, res: Response) => sendError(res, new HubError('not_found', 'No such route.')));
   const server = app.listen(config.knowledge.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

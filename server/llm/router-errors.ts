@@ -3,7 +3,7 @@
  * only by its reduced URL, so neither keys nor userinfo can leak; router texts are truncated because
  * a router may echo (parts of) the request body back.
  */
-import { HubError } from '../errors';
+import { HubError, InsufficientContextError, ModelUnavailableError, RouterBusyError, RouterTimeoutError, TokenizationUnavailableError } from '../errors';
 import { reduceUrl } from '../sanitize';
 
 const ROUTER_MESSAGE_LIMIT = 300;
@@ -34,13 +34,13 @@ export function mapTransportError(err: unknown, baseUrl: string, midStream = fal
   const code = transportCode(err) ?? 'transport error';
   const where = reduceUrl(baseUrl);
   if (TIMEOUT_CODES.has(code)) {
-    return new HubError('router_timeout', 504, `The model router at ${where} went silent for longer than the idle timeout (${code}).`);
+    return new RouterTimeoutError(`The model router at ${where} went silent for longer than the idle timeout (${code}).`);
   }
   if (midStream) {
     // The router answered and then the connection broke: a failed call, not an unreachable router.
-    return new HubError('router_error', 502, `The connection to the model router at ${where} broke mid-response (${code}).`);
+    return new HubError('router_error', `The connection to the model router at ${where} broke mid-response (${code}).`);
   }
-  return new HubError('router_unreachable', 502, `Cannot reach the model router at ${where} (${code}).`);
+  return new HubError('router_unreachable', `Cannot reach the model router at ${where} (${code}).`);
 }
 
 export function truncate(s: string, limit = ROUTER_MESSAGE_LIMIT): string {
@@ -69,7 +69,7 @@ export function isLoadingModel(status: number, body: RouterErrorBody): boolean {
 }
 
 export function routerUnavailable(attempts: number): HubError {
-  return new HubError('router_unavailable', 503, `The model router is still loading the model after ${attempts} attempts; retry shortly.`, {
+  return new HubError('router_unavailable', `The model router is still loading the model after ${attempts} attempts; retry shortly.`, {
     headers: { 'Retry-After': '5' },
   });
 }
@@ -88,11 +88,10 @@ function insufficientContext(body: RouterErrorBody, model: string | undefined): 
   const nPrompt = num(body.fields.n_prompt_tokens);
   const nCtx = num(body.fields.n_ctx);
   const who = model ? `model '${model}'` : 'the model';
-  return new HubError(
-    'insufficient_context',
-    422,
+  return new InsufficientContextError(
+    'llama-router',
     `The prompt (${nPrompt ?? '?'} tokens) exceeds the context window of ${who} (${nCtx ?? '?'} tokens per slot).`,
-    { extra: { source: 'llama-router', n_prompt_tokens: nPrompt, n_ctx: nCtx } },
+    { n_prompt_tokens: nPrompt, n_ctx: nCtx },
   );
 }
 
@@ -106,29 +105,29 @@ export function mapRouterHttpError(
   const body = parseRouterErrorBody(text);
   if (status === 400 && body.type === 'exceed_context_size_error') return insufficientContext(body, model);
   if (status === 400 && /model '.*' not found|model is not loaded/i.test(body.message)) {
-    return new HubError('model_unavailable', 503, `The model router cannot serve ${model ? `model '${model}'` : 'the model'}: ${truncate(body.message)}`, {
+    return new ModelUnavailableError(`The model router cannot serve ${model ? `model '${model}'` : 'the model'}: ${truncate(body.message)}`, {
       extra: { source: 'llama-router' },
     });
   }
   if (status === 429) {
-    return new HubError('router_busy', 503, 'The model router is busy; retry shortly.', { headers: { 'Retry-After': retryAfter(headers) } });
+    return new RouterBusyError('The model router is busy; retry shortly.', { headers: { 'Retry-After': retryAfter(headers) } });
   }
   const detail = body.message ? `: ${truncate(body.message)}` : '';
-  return new HubError('router_error', 502, `The model router answered HTTP ${status}${detail}`, { extra: { router_status: status } });
+  return new HubError('router_error', `The model router answered HTTP ${status}${detail}`, { extra: { router_status: status } });
 }
 
 export function malformedRouterBody(what: string): HubError {
-  return new HubError('router_error', 502, `The model router sent a malformed ${what}.`);
+  return new HubError('router_error', `The model router sent a malformed ${what}.`);
 }
 
 export function routerBodyTooLarge(limit: number): HubError {
-  return new HubError('router_error', 502, `The model router's response exceeded ${limit} bytes.`);
+  return new HubError('router_error', `The model router's response exceeded ${limit} bytes.`);
 }
 
 export function streamFailed(message: string): HubError {
-  return new HubError('router_error', 502, `The model router failed mid-stream: ${truncate(message)}`);
+  return new HubError('router_error', `The model router failed mid-stream: ${truncate(message)}`);
 }
 
 export function tokenizationUnavailable(message: string): HubError {
-  return new HubError('tokenization_unavailable', 503, truncate(message, 400), { extra: { source: 'llama-router' } });
+  return new TokenizationUnavailableError('llama-router', truncate(message, 400));
 }

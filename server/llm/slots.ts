@@ -3,7 +3,7 @@
  * behind them, and a 503 `router_busy` when the queue is full. A waiter whose signal aborts leaves the
  * queue; a release function frees exactly the slot it was handed out with, once.
  */
-import { HubError } from '../errors';
+import { RouterBusyError } from '../errors';
 import type { SlotEvidence } from './types';
 
 /** Seconds a client should wait before retrying after `router_busy` (small: slots turn over quickly). */
@@ -29,8 +29,8 @@ export function abortErrorFrom(signal?: AbortSignal): Error {
   return new DOMException('The operation was aborted', 'AbortError');
 }
 
-export function routerBusyError(): HubError {
-  return new HubError('router_busy', 503, 'The model router queue is full; retry shortly.', {
+export function routerBusyError(): RouterBusyError {
+  return new RouterBusyError('The model router queue is full; retry shortly.', {
     headers: { 'Retry-After': String(ROUTER_BUSY_RETRY_AFTER_SECONDS) },
   });
 }

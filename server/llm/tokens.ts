@@ -7,7 +7,7 @@
  * its stats describe that one turn in the trace.
  */
 import { createHash } from 'node:crypto';
-import { HubError, isAbortError } from '../errors';
+import { isAbortError, ModelUnavailableError, TokenizationUnavailableError } from '../errors';
 import { abortErrorFrom } from './slots';
 import { blockParts, longTail } from './shared-block';
 import { chargeTokens, joinRecords, piecesMatch, recordCosts } from './tokens-records';
@@ -172,9 +172,9 @@ class RequestTokenCounter implements TokenCounter {
       // Cancellation is the caller giving up, not a tokenizer failure. No retry here: the client already retried.
       if (this.signal?.aborted) throw abortErrorFrom(this.signal);
       if (isAbortError(err)) throw err;
-      if (err instanceof HubError && err.code === 'tokenization_unavailable' && err.extra.source === ROUTER_SOURCE) throw err;
+      if (err instanceof TokenizationUnavailableError && err.extra.source === ROUTER_SOURCE) throw err;
       // The backend cannot serve the model at all (no file, a failed load): that, not the tokenizer, is the error.
-      if (err instanceof HubError && err.code === 'model_unavailable') throw err;
+      if (err instanceof ModelUnavailableError) throw err;
       throw unavailable(ROUTER_SOURCE, `Exact token counting through the model router failed: ${messageOf(err)}`);
     }
   }
@@ -246,8 +246,8 @@ export function sortedKeyJson(value: unknown): string {
   });
 }
 
-function unavailable(source: string, message: string): HubError {
-  return new HubError('tokenization_unavailable', 503, message.length > 400 ? `${message.slice(0, 400)}…` : message, { extra: { source } });
+function unavailable(source: string, message: string): TokenizationUnavailableError {
+  return new TokenizationUnavailableError(source, message.length > 400 ? `${message.slice(0, 400)}…` : message);
 }
 
 function messageOf(err: unknown): string {

@@ -78,7 +78,7 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs
   const configuredProfiles = profiles.map((p) => p.id);
 
   const notFound = (model: string, message: string, extra: Record<string, unknown> = {}) =>
-    new HubError('model_not_found', 404, message, { extra: { model, configured_profiles: configuredProfiles, ...extra } });
+    new HubError('model_not_found', message, { extra: { model, configured_profiles: configuredProfiles, ...extra } });
 
   // Compiled legs by id: a client sends the same few legs again and again, and each is a frozen plan.
   const legs = new Map<string, Profile>();
@@ -121,9 +121,9 @@ function makeCatalog(profiles: readonly Profile[], promptsDir: string, recheckMs
     },
     readPrompt(stem: string): string {
       // Stems are validated at compile/parse time; re-check so no caller can read outside the directory.
-      if (!STEM_RE.test(stem)) throw new HubError('prompt_unavailable', 500, `invalid prompt name '${stem}'`);
+      if (!STEM_RE.test(stem)) throw new HubError('prompt_unavailable', `invalid prompt name '${stem}'`);
       const text = prompts.read(path.join(promptsDir, `${stem}.txt`));
-      if (text === null) throw new HubError('prompt_unavailable', 500, `prompt file '${stem}.txt' could not be read`);
+      if (text === null) throw new HubError('prompt_unavailable', `prompt file '${stem}.txt' could not be read`);
       return text;
     },
   });

@@ -55,7 +55,7 @@ export function parseLeg(id: string): Profile | null {
 }
 
 function invalid(id: string, why: string): HubError {
-  return new HubError('model_not_found', 404, `model '${id}' is not a valid low-level leg: ${why}`, { extra: { model: id } });
+  return new HubError('model_not_found', `model '${id}' is not a valid low-level leg: ${why}`, { extra: { model: id } });
 }
 
 function parseParts(id: string, body: string): LegParts {

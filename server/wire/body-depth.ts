@@ -102,5 +102,5 @@ export function tooDeepField(body: unknown, maxDepth: number = MAX_BODY_DEPTH): 
 
 /** 400 for a body nesting deeper than MAX_BODY_DEPTH, naming the top-level field ('' = the body itself). */
 export function tooDeepError(field: string): HubError {
-  return new HubError('invalid_request_error', 400, `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
+  return new HubError('invalid_request_error', `Invalid request: '${field || 'body'}' nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep.`, { param: field || null });
 }

@@ -111,9 +111,9 @@ export async function readSlicedBody(bytes: Buffer, runBytes = DECODE_RUN_BYTES)
 function sendBodyError(err: unknown, res: Response, next: NextFunction): void {
   const e = err as BodyError;
   if (e?.type === TOO_DEEP) return sendError(res, tooDeepError(e.field ?? ''));
-  if (e?.type === 'entity.too.large') return sendError(res, new HubError('request_too_large', 413, 'The request body is larger than HUB_MAX_BODY_BYTES.'));
-  if (e?.type === PARSE_FAILED) return sendError(res, new HubError('invalid_request_error', 400, 'The request body is not valid JSON.'));
-  if (e?.status && e.status >= 400 && e.status < 500) return sendError(res, new HubError('invalid_request_error', e.status, 'The request body could not be read.'));
+  if (e?.type === 'entity.too.large') return sendError(res, new HubError('request_too_large', 'The request body is larger than HUB_MAX_BODY_BYTES.'));
+  if (e?.type === PARSE_FAILED) return sendError(res, new HubError('invalid_request_error', 'The request body is not valid JSON.'));
+  if (e?.status && e.status >= 400 && e.status < 500) return sendError(res, new HubError('invalid_request_error', 'The request body could not be read.', { status: e.status }));
   next(err);
 }
 

@@ -9,7 +9,7 @@ export interface WireError {
 }
 
 export function toWireError(err: unknown): WireError {
-  const e = err instanceof HubError ? err : new HubError('internal_error', 500, 'The hub failed to handle this request.');
+  const e = err instanceof HubError ? err : new HubError('internal_error', 'The hub failed to handle this request.');
   return {
     status: e.status,
     headers: e.headers,

@@ -12,7 +12,7 @@ export function inlineSource(opts: { maxChartRecords: number }): ContextSource {
     async fetch(req) {
       const chart = extractChart(req.messages);
       if (chart.chartMessageIndices.length === 0) {
-        if (req.explicit) throw contextError('context_source_unavailable', 503, 'inline', 'The inline source was requested but the messages hold no chart.');
+        if (req.explicit) throw contextError('context_source_unavailable', 'inline', 'The inline source was requested but the messages hold no chart.');
         // Nothing asked for and nothing found: proceed with an empty ledger (§2.1).
         req.report?.({ source: 'inline', status: 'no_chart', ledger_records: 0 });
         return emptyLedger();

@@ -5,7 +5,7 @@
  * or a budget refusal stops it (reason `failed`, traced) and the turn goes on to synthesis with
  * whatever notes were gathered before. A client abort is not a loop failure: it propagates.
  */
-import { HubError } from '../../errors';
+import { HubError, InsufficientContextError } from '../../errors';
 import type { ChatMessage, ChatResult, ToolCall } from '../../llm/types';
 import { callModel } from '../budget';
 import { recordStep, type TraceStep } from '../steps';
@@ -21,7 +21,7 @@ const TRACE_NOTE_CHARS = 400;
 
 /** How a failed call is named in the trace: the budget guard's refusal, else the error's code. */
 function failureOf(err: unknown): { outcome: string; error: string } {
-  if (err instanceof HubError) return { outcome: err.code === 'insufficient_context' ? 'budget_exceeded' : 'router_error', error: err.code };
+  if (err instanceof HubError) return { outcome: err instanceof InsufficientContextError ? 'budget_exceeded' : 'router_error', error: err.code };
   return { outcome: 'router_error', error: err instanceof Error ? err.name : 'unknown' };
 }
 

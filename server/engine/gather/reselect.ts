@@ -6,7 +6,7 @@
  * no longer fit beside it, the gathered text is dropped and the first selection stands — gathered
  * notes are an aid, never a reason to refuse the turn.
  */
-import { HubError } from '../../errors';
+import { InsufficientContextError } from '../../errors';
 import { selectAnswerContext } from '../context-selection';
 import { adoptContextView } from '../slices/context';
 import { recordStep } from '../steps';
@@ -41,7 +41,7 @@ export async function reselectAnswerContext(turn: TurnState, deps: EngineDeps): 
     const summary = turn.context.summary;
     if (summary) adoptContextView(turn, { summary: { ...summary, history: mergedHistory(before.summary?.history ?? null, summary.history) } });
   } catch (err) {
-    if (turn.signal.aborted || !(err instanceof HubError) || err.code !== 'insufficient_context') throw err;
+    if (turn.signal.aborted || !(err instanceof InsufficientContextError)) throw err;
     adoptContextView(turn, before);
     dropGathered(turn.gather);
     recordStep(turn, { role: 'context_reselection', stage: 'answer', outcome: 'gathered_dropped', reason: 'insufficient_context', gathered_chars: chars });

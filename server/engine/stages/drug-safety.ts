@@ -12,7 +12,7 @@
  */
 import { legacyKeys, traceSummary, unavailableResult, type DrugSafetyResult, type PreparedDrugSafety } from '../../checks/drug-safety';
 import type { DrugSafetyKeys } from '../../answer/envelope';
-import { HubError } from '../../errors';
+import { InsufficientContextError } from '../../errors';
 import { renderRecordLine } from '../../context/render';
 import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
 import { gateText } from './gate';
@@ -121,14 +121,12 @@ export function checkDrugSafety(turn: TurnState, deps: EngineDeps): void {
  * issue 14: never silently dropped); any other error passes through unchanged.
  */
 export function explainBudgetFailure(err: unknown, ledger: EvidenceLedger): unknown {
-  if (!(err instanceof HubError) || err.code !== 'insufficient_context') return err;
+  if (!(err instanceof InsufficientContextError)) return err;
   const mandatory = new Set(Array.isArray(err.extra.mandatory_ids) ? (err.extra.mandatory_ids as string[]) : []);
   const drugs = ledger.records.filter((r) => r.source === DRUG_SAFETY_SOURCE && mandatory.has(r.stableId)).map((r) => String(r.metadata.drug));
   if (drugs.length === 0) return err;
-  return new HubError(err.code, err.status, `${err.message} The mandatory evidence includes the drug reference(s) for ${drugs.join(', ')}, which cannot be left out.`, {
+  return err.derive({
+    message: `${err.message} The mandatory evidence includes the drug reference(s) for ${drugs.join(', ')}, which cannot be left out.`,
     extra: { ...err.extra, drug_references: drugs },
-    type: err.type,
-    param: err.param,
-    headers: err.headers,
   });
 }

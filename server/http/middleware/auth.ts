@@ -15,13 +15,13 @@ export function apiKeyAuth(hashes: readonly string[]) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendError(res, new HubError('authentication_required', 401, 'This hub requires an API key: send Authorization: Bearer <key>.'));
+      return sendError(res, new HubError('authentication_required', 'This hub requires an API key: send Authorization: Bearer <key>.'));
     }
     const given = createHash('sha256').update(m[1], 'utf8').digest();
     // Compare against every digest so timing does not reveal which (if any) matched.
     let ok = false;
     for (const e of expected) ok = timingSafeEqual(given, e) || ok;
-    if (!ok) return sendError(res, new HubError('invalid_api_key', 403, 'The API key is not valid for this hub.'));
+    if (!ok) return sendError(res, new HubError('invalid_api_key', 'The API key is not valid for this hub.'));
     next();
   };
 }

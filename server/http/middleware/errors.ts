@@ -5,7 +5,7 @@ import type { Logger } from '../../logger';
 import { sendError } from '../../wire/errors';
 
 export function notFound(_req: Request, res: Response): void {
-  sendError(res, new HubError('not_found', 404, 'No such route.'));
+  sendError(res, new HubError('not_found', 'No such route.'));
 }
 
 /** Logs only the error's class name and the request id (a message may quote the request), then answers it. */

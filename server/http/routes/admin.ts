@@ -14,7 +14,7 @@ export interface AdminDeps {
 
 export function mountAdmin(router: Router, deps: AdminDeps): void {
   router.post('/admin/querystore/cache/purge', (_req, res) => {
-    if (!deps.purgeQuerystoreCache) return sendError(res, new HubError('not_found', 404, 'QueryStore is not configured on this hub (QUERYSTORE_BASE_URL).'));
+    if (!deps.purgeQuerystoreCache) return sendError(res, new HubError('not_found', 'QueryStore is not configured on this hub (QUERYSTORE_BASE_URL).'));
     res.json({ purged_entries: deps.purgeQuerystoreCache() });
   });
 }

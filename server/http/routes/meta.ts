@@ -44,6 +44,6 @@ export function mountMeta(router: Router, deps: { startedAt: number; backendStat
   });
   // An older ChartSearchAI generation probes LM Studio's path first; a clean 404 lets it fall back.
   router.get('/api/v1/models', (_req, res) => {
-    sendError(res, new HubError('not_found', 404, 'This is not an LM Studio server; use GET /v1/models.'));
+    sendError(res, new HubError('not_found', 'This is not an LM Studio server; use GET /v1/models.'));
   });
 }

@@ -114,8 +114,8 @@ export class DailyQuota {
   }
 }
 
-function unauthorized(code: string, message: string): HubError {
-  return new HubError(code, 401, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+function unauthorized(code: 'AUTH_MISSING' | 'AUTH_INVALID_FORMAT' | 'AUTH_INVALID_KEY', message: string): HubError {
+  return new HubError(code, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 
 /**
@@ -168,7 +168,7 @@ export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () 
     for (let i = 0; i < digests.length; i++) if (timingSafeEqual(given, digests[i]) && found < 0) found = i;
     const client = found >= 0 ? opts.clients[found] : null;
     if (!client || (client.slug !== '*' && client.slug !== parsed[1])) return sendError(res, unauthorized('AUTH_INVALID_KEY', 'The client key is unknown or revoked.'));
-    if (!client.active) return sendError(res, new HubError('AUTH_CLIENT_INACTIVE', 403, 'This client is inactive.'));
+    if (!client.active) return sendError(res, new HubError('AUTH_CLIENT_INACTIVE', 'This client is inactive.'));
     res.locals.knowledgeClient = parsed[1];
     res.locals.knowledgeClientIndex = found;
     next();
@@ -178,7 +178,7 @@ export function lskAuth(opts: { clients: readonly KnowledgeClient[]; clock?: () 
     if (index === undefined) return true;
     const taken = quota.take(index, opts.clients[index].dailyQuota, units);
     if (taken.ok) return true;
-    sendError(res, new HubError('RATE_LIMIT', 429, 'The daily quota of this client is spent; it resets at 00:00 UTC.', { type: 'rate_limit_error', headers: { 'Retry-After': String(taken.retryAfterSeconds) } }));
+    sendError(res, new HubError('RATE_LIMIT', 'The daily quota of this client is spent; it resets at 00:00 UTC.', { headers: { 'Retry-After': String(taken.retryAfterSeconds) } }));
     return false;
   };
   const auth = (req: Request, res: Response, next: NextFunction): void =>

@@ -45,7 +45,7 @@ function clientSignal(res: Response): AbortSignal {
 
 function failure(err: unknown): HubError | KnowledgeValidationError {
   if (err instanceof HubError || err instanceof KnowledgeValidationError) return err;
-  return new HubError('knowledge_unavailable', 503, 'The knowledge store failed to answer this request.');
+  return new HubError('knowledge_unavailable', 'The knowledge store failed to answer this request.');
 }
 
 export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
@@ -79,7 +79,7 @@ export function knowledgeRouter(deps: KnowledgeRoutesDeps): express.Router {
   route(KNOWLEDGE_PATHS.retrieve, async (req, res) => {
     // Negotiated before any work: an unacceptable Accept costs nothing.
     const type = req.accepts(['application/json', 'text/markdown', 'text/html']);
-    if (!type) throw new HubError('not_acceptable', 406, 'Accept must allow application/json, text/markdown or text/html.');
+    if (!type) throw new HubError('not_acceptable', 'Accept must allow application/json, text/markdown or text/html.');
     const input = validateRequest(validateRetrieve, req.body);
     const out = await runRetrieve(deps.pipeline, input, undefined, clientSignal(res));
     log(res, 'retrieve', { mkus: out.mkus.length, format: type });

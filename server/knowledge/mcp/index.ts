@@ -56,11 +56,11 @@ export function mcpRouter(deps: McpRouterDeps): express.Router {
   router.post(MCP_PATH, deps.auth.identify, ...body, (req: Request, res: Response) => {
     handle(req, res).catch((err: unknown) => {
       deps.logger.error({ request_id: res.locals.requestId, endpoint: 'mcp', err: err instanceof Error ? err.name : 'unknown' }, 'mcp request failed');
-      if (!res.headersSent) sendError(res, new HubError('internal_error', 500, 'The MCP request could not be handled.'));
+      if (!res.headersSent) sendError(res, new HubError('internal_error', 'The MCP request could not be handled.'));
     });
   });
   const notAllowed = (_req: Request, res: Response) =>
-    sendError(res, new HubError('method_not_allowed', 405, 'This MCP endpoint is stateless: POST JSON-RPC messages; there is no session stream (GET) or session to end (DELETE).', { headers: { Allow: 'POST' } }));
+    sendError(res, new HubError('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages; there is no session stream (GET) or session to end (DELETE).', { headers: { Allow: 'POST' } }));
   router.get(MCP_PATH, deps.auth.identify, notAllowed);
   router.delete(MCP_PATH, deps.auth.identify, notAllowed);
   return router;

@@ -49,7 +49,7 @@ export function resolveContextConfig(opts: ContextOpts | null | undefined, polic
   const o = opts ?? {};
   const config = Object.fromEntries((Object.keys(CONTEXT_DEFAULTS) as Array<keyof ContextConfig>).map((k) => [k, pick(o, k)])) as unknown as ContextConfig;
   if (config.include_unreviewed && !policy.allowUnreviewed) {
-    throw new HubError('unreviewed_not_allowed', 403, 'opts.include_unreviewed is refused on this deployment (set CTX_ALLOW_UNREVIEWED=true or ENV=test to allow it).', { param: 'opts.include_unreviewed' });
+    throw new HubError('unreviewed_not_allowed', 'opts.include_unreviewed is refused on this deployment (set CTX_ALLOW_UNREVIEWED=true or ENV=test to allow it).', { param: 'opts.include_unreviewed' });
   }
   return config;
 }

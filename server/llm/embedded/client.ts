@@ -45,7 +45,7 @@ export class EmbeddedClient implements RouterClient {
       if (piece.kind === 'delta') content += piece.content;
       else return { ...piece.result, content };
     }
-    throw new HubError('router_error', 502, 'The embedded engine ended a completion without a result.');
+    throw new HubError('router_error', 'The embedded engine ended a completion without a result.');
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions = {}): AsyncGenerator<StreamPiece> {

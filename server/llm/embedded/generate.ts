@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { LlamaGrammar, Token } from 'node-llama-cpp';
-import { HubError } from '../../errors';
+import { InsufficientContextError } from '../../errors';
 import { abortErrorFrom } from '../slots';
 import type { Usage } from '../types';
 import type { LoadedModel, SequenceLease } from './loaded-model';
@@ -34,12 +34,11 @@ export interface GenerationOutcome {
 const MAX_PENDING_TOKENS = 8;
 const LOOKBACK_TOKENS = 8;
 
-export function contextExceeded(model: LoadedModel, promptTokens: number): HubError {
-  return new HubError(
-    'insufficient_context',
-    422,
+export function contextExceeded(model: LoadedModel, promptTokens: number): InsufficientContextError {
+  return new InsufficientContextError(
+    'embedded-llama',
     `The prompt (${promptTokens} tokens) exceeds the context window of model '${model.spec.id}' (${model.nCtx} tokens per sequence).`,
-    { extra: { source: 'embedded-llama', n_prompt_tokens: promptTokens, n_ctx: model.nCtx } },
+    { n_prompt_tokens: promptTokens, n_ctx: model.nCtx },
   );
 }
 

@@ -5,7 +5,7 @@
  * only what follows the shared part.
  */
 import type { LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
-import { HubError } from '../../errors';
+import { HubError, RouterBusyError } from '../../errors';
 import type { ChatMessage } from '../types';
 import { alignPieces, vocabularyPieces } from './pieces';
 import { ChatTemplate } from './template';
@@ -121,7 +121,7 @@ export class LoadedModel {
     }
     return pending.catch((err: unknown) => {
       const why = err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : 'unsupported schema';
-      throw new HubError('router_error', 502, `The embedded engine cannot enforce this response_format schema: ${why}`, { extra: { source: 'embedded-llama' } });
+      throw new HubError('router_error', `The embedded engine cannot enforce this response_format schema: ${why}`, { extra: { source: 'embedded-llama' } });
     });
   }
 
@@ -140,7 +140,7 @@ export class LoadedModel {
         bestShared = shared;
       }
     }
-    if (!best) throw new HubError('router_busy', 503, 'Every sequence of the embedded model is busy; retry shortly.', { headers: { 'Retry-After': '2' } });
+    if (!best) throw new RouterBusyError('Every sequence of the embedded model is busy; retry shortly.', { headers: { 'Retry-After': '2' } });
     const slot = best;
     slot.busy = true;
     let released = false;

@@ -4,7 +4,7 @@
  * is `unloaded | loading | loaded | failed` with a reason, so the inventory never claims what cannot serve.
  */
 import fs from 'node:fs';
-import { HubError } from '../../errors';
+import { HubError, ModelUnavailableError } from '../../errors';
 import { LoadedModel } from './loaded-model';
 import type { MissingModelHint } from '../types';
 import { expectedModelFile, missingModelAdvice, type ModelCatalog, type ModelSpec } from './manifest';
@@ -123,7 +123,7 @@ export class ModelRegistry {
   }
 
   private unavailable(message: string, hint: MissingModelHint): HubError {
-    return new HubError('model_unavailable', 503, `${message} ${hint.advice}`, {
+    return new ModelUnavailableError(`${message} ${hint.advice}`, {
       extra: { source: 'embedded-llama', model: hint.model, ...(hint.expected_file ? { expected_file: hint.expected_file } : {}) },
     });
   }
@@ -145,7 +145,7 @@ export class ModelRegistry {
       const model = await this.open(entry.spec);
       if (this.closed) {
         await model.dispose();
-        throw new HubError('router_unavailable', 503, 'The embedded engine is shutting down.');
+        throw new HubError('router_unavailable', 'The embedded engine is shutting down.');
       }
       entry.loaded = model;
       entry.status = 'loaded';

@@ -51,7 +51,7 @@ export class ChatTemplate {
       });
     } catch (err) {
       const why = err instanceof Error ? err.message.split('\n')[0].slice(0, 200) : 'template error';
-      throw new HubError('router_error', 502, `The model's chat template rejected the messages: ${why}`, { extra: { source: 'embedded-llama' } });
+      throw new HubError('router_error', `The model's chat template rejected the messages: ${why}`, { extra: { source: 'embedded-llama' } });
     }
   }
 }

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { createDrugSafety } from '../../../server/checks/drug-safety';
 import { parseChart } from '../../../server/context/inline-chart';
-import { HubError } from '../../../server/errors';
+import { HubError, InsufficientContextError, TokenizationUnavailableError } from '../../../server/errors';
 import { createTurn } from '../../../server/engine/run';
 import { addDrugEvidence, checkDrugSafety, drugSafetyKeys, explainBudgetFailure } from '../../../server/engine/stages/drug-safety';
 import { adoptDraft } from '../../../server/engine/slices/answer';
@@ -71,15 +71,15 @@ describe('explainBudgetFailure', () => {
   const ledger = { records: [{ stableId: 'drug-reference:1', source: 'drug-safety', metadata: { drug: 'Ibuprofen' } }], originalText: '', preamble: '', sources: [] } as never;
 
   test('an insufficient_context error that holds a drug reference names the drug', () => {
-    const err = new HubError('insufficient_context', 422, 'Mandatory evidence needs 9 tokens.', { extra: { source: 'selector', mandatory_ids: ['inline:1', 'drug-reference:1'] } });
+    const err = new InsufficientContextError('selector', 'Mandatory evidence needs 9 tokens.', { mandatory_ids: ['inline:1', 'drug-reference:1'] });
     const out = explainBudgetFailure(err, ledger) as HubError;
     expect(out.message).toContain('Ibuprofen');
     expect(out.extra).toMatchObject({ source: 'selector', drug_references: ['Ibuprofen'], mandatory_ids: ['inline:1', 'drug-reference:1'] });
   });
 
   test.each([
-    ['another code', new HubError('tokenization_unavailable', 503, 'x', { extra: { mandatory_ids: ['drug-reference:1'] } })],
-    ['no drug reference among the ids', new HubError('insufficient_context', 422, 'x', { extra: { mandatory_ids: ['inline:1'] } })],
+    ['another code', new TokenizationUnavailableError('llama-router', 'x', { mandatory_ids: ['drug-reference:1'] })],
+    ['no drug reference among the ids', new InsufficientContextError('selector', 'x', { mandatory_ids: ['inline:1'] })],
     ['not a HubError', new Error('boom')],
   ])('%s passes through unchanged', (_name, err) => {
     expect(explainBudgetFailure(err, ledger)).toBe(err);

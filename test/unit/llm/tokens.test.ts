@@ -3,7 +3,7 @@ import { failure, fakeRouterTokenizerJson } from '../../support/token-helpers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { HubError } from '../../../server/errors';
+import { HubError, TokenizationUnavailableError } from '../../../server/errors';
 import { CHAT_COUNT_CACHE_SIZE, chatCacheKey, createTokenCounter, loadLocalTokenizer, sortedKeyJson } from '../../../server/llm/tokens';
 import { chargeTokens, joinRecords, piecesMatch, recordBoundary } from '../../../server/llm/tokens-records';
 import type { ChatMessage, RouterClient, TokenizeResult } from '../../../server/llm/types';
@@ -134,7 +134,7 @@ describe('countChat', () => {
     let fail = true;
     const stub = stubRouter({
       inputTokens: async () => {
-        if (fail) throw new HubError('router_unreachable', 502, 'Cannot reach the model router (ECONNREFUSED).');
+        if (fail) throw new HubError('router_unreachable', 'Cannot reach the model router (ECONNREFUSED).');
         return 7;
       },
     });
@@ -172,7 +172,7 @@ describe('countChat', () => {
     const ac = new AbortController();
     const stub = stubRouter({
       inputTokens: jest.fn((_req, opts?: { signal?: AbortSignal }) => new Promise<number>((_res, rej) => {
-        opts?.signal?.addEventListener('abort', () => rej(new HubError('tokenization_unavailable', 503, 'cut', { extra: { source: 'llama-router' } })));
+        opts?.signal?.addEventListener('abort', () => rej(new TokenizationUnavailableError('llama-router', 'cut')));
       })) as never,
     });
     const counter = createTokenCounter({ router: stub.router }, { signal: ac.signal });

@@ -4,7 +4,7 @@
  * the MKU → record mapping) belongs to the knowledge layer: `server/knowledge/context-source/`, registered by
  * main.ts, so the context floor never imports the knowledge layer.
  */
-import { HubError } from '../../../errors';
+import { InsufficientContextError } from '../../../errors';
 import type { EvidenceLedger } from '../../types';
 import { KNOWLEDGE_SOURCE_NAME } from './names';
 
@@ -16,15 +16,13 @@ export { knowledgeGathered } from './gathered';
  * silently, knowledge-layer.md §6.4); any other error passes through unchanged.
  */
 export function explainKnowledgeBudgetFailure(err: unknown, ledger: EvidenceLedger): unknown {
-  if (!(err instanceof HubError) || err.code !== 'insufficient_context') return err;
+  if (!(err instanceof InsufficientContextError)) return err;
   const mandatory = new Set(Array.isArray(err.extra.mandatory_ids) ? (err.extra.mandatory_ids as string[]) : []);
   const kb = ledger.records.filter((r) => r.source === KNOWLEDGE_SOURCE_NAME && mandatory.has(r.stableId));
   if (kb.length === 0) return err;
   const named = kb.map((r) => `${r.stableId}${typeof r.metadata.title === 'string' ? ` (${r.metadata.title})` : ''}`);
-  return new HubError(err.code, err.status, `${err.message} The mandatory evidence includes knowledge-base safety guidance ${named.join(', ')}, which cannot be left out.`, {
+  return err.derive({
+    message: `${err.message} The mandatory evidence includes knowledge-base safety guidance ${named.join(', ')}, which cannot be left out.`,
     extra: { ...err.extra, knowledge_references: kb.map((r) => r.stableId) },
-    type: err.type,
-    param: err.param,
-    headers: err.headers,
   });
 }

@@ -8,8 +8,8 @@ import { QuerystoreError } from './types';
 
 export function querystoreFailure(patient: string, err: QuerystoreError): HubError {
   const message = `Querystore could not retrieve patient '${patient}': ${err.message}`;
-  if (err.kind === 'transport') return contextError('context_source_unavailable', 503, 'querystore', message, { querystore_failure: err.kind });
-  return contextError('context_source_failed', 503, 'querystore', message, { querystore_failure: err.kind, ...(err.status !== null ? { querystore_status: err.status } : {}) });
+  if (err.kind === 'transport') return contextError('context_source_unavailable', 'querystore', message, { querystore_failure: err.kind });
+  return contextError('context_source_failed', 'querystore', message, { querystore_failure: err.kind, ...(err.status !== null ? { querystore_status: err.status } : {}) });
 }
 
 /** The turn was cancelled: rethrown as an AbortError so the engine treats it as cancellation, not a failure. */

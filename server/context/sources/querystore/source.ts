@@ -37,7 +37,7 @@ export function querystoreSource(deps: QuerystoreSourceDeps): ContextSource {
 
 async function fetchPatientLedger(deps: QuerystoreSourceDeps, req: ContextRequest): Promise<EvidenceLedger> {
   if (req.patient === null) {
-    if (req.explicit) throw contextError('context_source_unavailable', 503, 'querystore', 'The querystore source was requested but the request names no patient.');
+    if (req.explicit) throw contextError('context_source_unavailable', 'querystore', 'The querystore source was requested but the request names no patient.');
     return emptyLedger();
   }
   const patient = req.patient;
@@ -92,7 +92,7 @@ async function fetchPatientLedger(deps: QuerystoreSourceDeps, req: ContextReques
     }
     const lostMandatory = sliceTiers?.unresolvedMandatory ?? [];
     if (lostMandatory.length > 0) {
-      throw contextError('context_source_failed', 503, 'querystore',
+      throw contextError('context_source_failed', 'querystore',
         `Querystore could not retrieve patient '${patient}': its context slice marks ${lostMandatory.length} record(s) mandatory that its chart does not hold (after one refresh): ${lostMandatory.join(', ')}.`,
         { querystore_failure: 'unresolved_mandatory', mandatory_ids: lostMandatory });
     }

@@ -156,11 +156,11 @@ describe('the rest of the hub', () => {
   });
 
   test('an insufficient_context whose mandatory evidence holds knowledge records names them', () => {
-    const err = contextError('insufficient_context', 422, 'selector', 'Mandatory evidence exceeds the limit.', { mandatory_ids: ['inline:1', kb.stableId] });
+    const err = contextError('insufficient_context', 'selector', 'Mandatory evidence exceeds the limit.', { mandatory_ids: ['inline:1', kb.stableId] });
     const explained = explainKnowledgeBudgetFailure(err, ledger) as HubError;
     expect(explained.message).toBe('Mandatory evidence exceeds the limit. The mandatory evidence includes knowledge-base safety guidance knowledge-base:mku:m1 (Warfarin label), which cannot be left out.');
     expect(explained.extra).toMatchObject({ source: 'selector', knowledge_references: ['knowledge-base:mku:m1'] });
-    const other = contextError('insufficient_context', 422, 'selector', 'm', { mandatory_ids: ['inline:1'] });
+    const other = contextError('insufficient_context', 'selector', 'm', { mandatory_ids: ['inline:1'] });
     expect(explainKnowledgeBudgetFailure(other, ledger)).toBe(other);
     const unrelated = new Error('x');
     expect(explainKnowledgeBudgetFailure(unrelated, ledger)).toBe(unrelated);
