@@ -6,21 +6,10 @@
  * caller counts it exactly. Never an estimate (decision 7).
  */
 import type { PromptLayout } from '../context/layout';
-import type { AnswerAnchor } from '../llm/fit-bound';
 import { blockParts } from '../llm/shared-block';
 import type { ChatRequest } from '../llm/types';
+import type { FitProof } from './slices/fit';
 import type { EngineDeps, TurnState } from './types';
-
-export interface FitTurn {
-  /** Per model, the layout its stages use in this turn (decided once, on the model's first stage). */
-  layouts: Map<string, Promise<PromptLayout>>;
-  /** The Answer's exact count on its context block; null until known, or when its layout gives no proof. */
-  anchor: AnswerAnchor | null;
-}
-
-export function newFitTurn(): FitTurn {
-  return { layouts: new Map(), anchor: null };
-}
 
 /**
  * The layout of `model`'s stage prompts: split where exact budgets and fit proofs are on and the model's
@@ -43,12 +32,6 @@ export function noteAnswerCount(turn: TurnState, body: ChatRequest, tokens: numb
   const parts = body.messages.length === 2 ? blockParts(body.messages[0]) : undefined;
   if (!parts || parts.tail !== '' || !(tokens > 0)) return;
   turn.fit.anchor = { model: body.model, block: parts.block, tokens };
-}
-
-export interface FitProof {
-  bound: number;
-  /** `answer_count`: the Answer's exact count plus this stage's own bytes (decision 27); `bytes`: all its bytes (decision 24). */
-  basis: 'answer_count' | 'bytes';
 }
 
 /** The tightest sound upper bound on `body`'s prompt tokens, or null when none is proven. */

@@ -12,16 +12,16 @@ import { STAGES } from './stages';
 import type { EngineEvent } from '../answer/events';
 import { doneEvent, resultEvent } from './events';
 import type { ChatCompletionRequest, EngineDeps, TurnState } from './types';
-import { newAccountingSlice } from './budget';
+import { newAccountingSlice } from './slices/accounting';
 import { newAnswerSlice } from './slices/answer';
 import { newContextSlice } from './slices/context';
 import { newOutcomeSlice, recordStageTiming } from './slices/outcome';
 import { newReviewSlice } from './slices/review';
 import { newValidationSlice } from './slices/validation';
 import { newSteps } from './steps';
-import { newDrugSafetyTurn } from './stages/drug-safety';
+import { newDrugSafetyTurn } from './slices/drug-safety';
 import { newGatherTurn } from './gather/types';
-import { newFitTurn } from './fit';
+import { newFitTurn } from './slices/fit';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {

@@ -10,32 +10,18 @@
  *   checked here is the Answer shipped.
  * A failure of either step is an issue in the result, never an interrupted Answer.
  */
-import { legacyKeys, traceSummary, unavailableResult, type DrugSafetyResult, type PreparedDrugSafety } from '../../checks/drug-safety';
+import { legacyKeys, traceSummary, unavailableResult, type PreparedDrugSafety } from '../../checks/drug-safety';
 import type { DrugSafetyKeys } from '../../answer/envelope';
 import { InsufficientContextError } from '../../errors';
 import { renderRecordLine } from '../../context/render';
 import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
 import { gateText } from './gate';
 import { recordStep } from '../steps';
+import { NOT_RUN, type DrugSafetyTurn } from '../slices/drug-safety';
 import type { EngineDeps, TurnState } from '../types';
 
 export const DRUG_SAFETY_SOURCE = 'drug-safety';
 const DRUG_SAFETY_PRIORITY = 100;
-
-export interface DrugSafetyTurn {
-  /** Exposure and references of this turn, once the context stage prepared them. */
-  prepared: PreparedDrugSafety | null;
-  /** The result every envelope carries: "not run yet" until the checks ran. */
-  result: DrugSafetyResult;
-  /** The checks ran for the Answer (they run once per turn). */
-  checked: boolean;
-}
-
-const NOT_RUN = { id: 'checks_not_run', reason: 'The drug-safety checks did not run for this turn (no Answer was checked).' };
-
-export function newDrugSafetyTurn(): DrugSafetyTurn {
-  return { prepared: null, result: unavailableResult(null, [NOT_RUN]), checked: false };
-}
 
 /** The envelope keys (§9.6, decision 17): the object under `safetyCheck` and `drug_safety`, plus the legacy keys. */
 export function drugSafetyKeys(part: DrugSafetyTurn): DrugSafetyKeys {
