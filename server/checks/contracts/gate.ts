@@ -2,7 +2,7 @@
  * The product Answer's table and citation contracts (§7.2), run as the first `gate`: pure, plain
  * data in and out. Tables and citations live in their own modules; this one composes them.
  */
-import type { AnswerDraft, TableBlock } from '../../answer/types';
+import type { AnswerDraft, TableBlock } from '../../answer';
 import { applyCitationContract, canonicalizeCitationGroups } from './citations';
 import { checkTable } from './tables';
 import type { ContractIssue } from './issue';

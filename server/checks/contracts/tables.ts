@@ -3,7 +3,7 @@
  * well-formed table; one common small-model failure (cells written flat, one per row) is regrouped
  * when that is provably safe, and anything else is withheld with a blocking `table_contract` issue.
  */
-import type { TableBlock, TableCell } from '../../answer/types';
+import type { TableBlock, TableCell } from '../../answer';
 import type { ContractIssue } from './issue';
 
 export interface TableCheck {
