@@ -1,6 +1,8 @@
 /**
- * The hub's import rule (docs/architecture.md): floors from top to bottom; a file in server/ imports
- * only its own floor or lower ones, never a higher one, and no import circle exists. `npm test` runs this.
+ * The hub's import rules (docs/architecture.md), run by `npm test`:
+ * - floors from top to bottom: a file in server/ imports only its own floor or lower ones, never a
+ *   higher one, and no import circle exists;
+ * - doors: each capability folder is entered through its index.ts alone (below).
  */
 const FLOORS = [
   { name: 'wiring', path: '^server/(main|app)\\.ts$' },
@@ -21,9 +23,47 @@ const floorRules = FLOORS.slice(1).map((floor, i) => ({
   to: { path: FLOORS.slice(0, i + 1).map((f) => f.path) },
 }));
 
+/**
+ * Capability folders: code outside one imports only its door (`index.ts`), so what a folder offers is
+ * written in one file and its inside can be rearranged without touching callers. Code inside a folder
+ * imports its siblings directly, never its own door (the door imports them: that would be a circle).
+ * Sub-folders (engine/stages, context/sources/…, knowledge/store, llm/embedded …) are the inside of their
+ * capability. `checks/` is not one capability but a group of them, each with its own door.
+ * Type-only imports count too: a type is part of what a folder offers.
+ */
+const DOORS = [
+  'answer', 'catalyst', 'chat', 'config', 'context', 'engine', 'http', 'knowledge', 'llm', 'profiles', 'trace', 'wire',
+  'checks/contracts', 'checks/drug-safety', 'checks/grounding', 'checks/review', 'checks/temporal',
+];
+
+const doorRules = DOORS.flatMap((door) => [
+  {
+    name: `door: ${door}`,
+    comment: `outside server/${door}/ import it through its door server/${door}/index.ts, not a file behind it`,
+    severity: 'error',
+    from: { path: '^server/', pathNot: `^server/${door}/` },
+    to: { path: `^server/${door}/`, pathNot: `^server/${door}/index\\.ts$` },
+  },
+  {
+    name: `own door: ${door}`,
+    comment: `inside server/${door}/ import the sibling itself: the door re-exports it, so going through the door is a circle in waiting`,
+    severity: 'error',
+    from: { path: `^server/${door}/`, pathNot: `^server/${door}/index\\.ts$` },
+    to: { path: `^server/${door}/index\\.ts$` },
+  },
+]);
+
 module.exports = {
   forbidden: [
     ...floorRules,
+    ...doorRules,
+    {
+      name: 'every folder has a door',
+      comment: 'a new folder in server/ (or a file loose in server/checks/) must be a capability listed in DOORS, with its index.ts',
+      severity: 'error',
+      from: { path: '^server/[^/]+/', pathNot: DOORS.map((door) => `^server/${door}/`) },
+      to: {},
+    },
     {
       name: 'no-circular',
       comment: 'an import circle ties modules together so neither can change alone',

@@ -2,32 +2,18 @@
 import express from 'express';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import type { RouterClient } from './llm/types';
-import type { Catalog } from './profiles/catalog';
-import type { SourceRegistry } from './context/registry';
-import type { LocalTokenizer } from './llm/tokens';
-import type { FitBounds } from './llm/fit-bound';
-import type { BackendStatus } from './llm/backend-status';
+import type { RouterClient, LocalTokenizer, FitBounds, BackendStatus } from './llm';
+import { LEVELS_SCHEMA, type Catalog } from './profiles';
+import type { SourceRegistry } from './context';
 import { reduceUrl } from './sanitize';
-import type { TraceSink } from './trace/writer';
+import type { TraceSink } from './trace';
 import type { HubMetrics } from './metrics';
 import type { DrugSafety } from './checks/drug-safety';
 import { KNOWLEDGE_ALL_PATHS, type KnowledgeRoutesStatus } from './knowledge';
-import { LEVELS_SCHEMA } from './profiles/levels-schema';
-import { jsonBody } from './wire/body';
-import { accessLog } from './http/middleware/access-log';
-import { apiKeyAuth } from './http/middleware/auth';
-import { cors } from './http/middleware/cors';
-import { notFound, unhandledError } from './http/middleware/errors';
-import { requestId } from './http/middleware/request-id';
-import { buildOpenApi } from './http/openapi';
-import { mountMeta } from './http/routes/meta';
-import { mountAdmin } from './http/routes/admin';
-import { mountMetrics } from './http/routes/metrics';
+import { jsonBody } from './wire';
+import { accessLog, apiKeyAuth, cors, notFound, unhandledError, requestId, buildOpenApi, mountMeta, mountAdmin, mountMetrics, pathGate, preconnectModelBackend } from './http';
 import { chatRouter } from './chat';
 import { CATALYST_PATH_PREFIX, catalystRouter } from './catalyst';
-import { pathGate } from './http/path-gate';
-import { preconnectModelBackend } from './http/preconnect';
 
 export interface AppDeps {
   config: Config;

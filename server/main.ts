@@ -4,18 +4,12 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { loadConfigOrExit, needsEmbeddedEngine, type Config } from './config';
 import { createLogger, type DestinationStream } from './logger';
-import { createModelBackend } from './llm/backend';
-import { loadCatalog } from './profiles/catalog';
-import { SourceRegistry } from './context/registry';
-import { inlineSource } from './context/sources/inline';
-import { createQuerystore } from './context/sources/querystore';
+import { createModelBackend, loadLocalTokenizer, createFitBounds } from './llm';
+import { loadCatalog, ProfileConfigError, requiredModels } from './profiles';
+import { SourceRegistry, inlineSource, createQuerystore } from './context';
 import { createDrugSafety } from './checks/drug-safety';
-import { loadLocalTokenizer } from './llm/tokens';
-import { createFitBounds } from './llm/fit-bound';
-import { TraceWriter } from './trace/writer';
+import { TraceWriter } from './trace';
 import { createMetrics } from './metrics';
-import { ProfileConfigError } from './profiles/compiler';
-import { requiredModels } from './profiles/types';
 import { createKnowledgeBaseSource, openHubKnowledge, type HubKnowledge } from './knowledge';
 
 export interface RunningHub {

@@ -4,7 +4,7 @@
  * grow the series count; no label ever carries patient or message text.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { STAGE_NAMES } from './profiles/types';
+import { STAGE_NAMES } from './profiles';
 
 const ROUTES = new Set([
   '/', '/health', '/metrics', '/openapi.json', '/v1/models', '/v1/chat/completions', '/admin/querystore/cache/purge',

@@ -6,7 +6,7 @@
  * Past half its TTL a listing that answers is refreshed in the background (one refresh at a time), so
  * steady traffic never waits for the catalogue while no answer comes from a listing older than the TTL.
  */
-import type { ModelInventory, RouterClient } from '../llm/types';
+import type { ModelInventory, RouterClient } from '../llm';
 import { inventoryWithin } from './discovery';
 
 export const POSITIVE_TTL_MS = 2000;

@@ -4,10 +4,8 @@
  * whatever the backend does: Catalyst gives discovery 5 s and fails closed after that.
  */
 import type { Request, Response } from 'express';
-import type { ModelInventory, RouterClient } from '../llm/types';
-import type { Catalog } from '../profiles/catalog';
-import { requiredModels, type Profile } from '../profiles/types';
-import { availability, backendInventory } from '../llm/model-availability';
+import { availability, backendInventory, type ModelInventory, type RouterClient } from '../llm';
+import { requiredModels, type Catalog, type Profile } from '../profiles';
 import { profileEvidence, queryPolicies, queryProfiles, roleKnobs, roleModels } from './query-profiles';
 
 export interface DiscoveryDeps {

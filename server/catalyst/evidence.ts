@@ -2,7 +2,7 @@
  * Request evidence (clients.md §5), built from plain data: the exact request the hub sends, its RFC 8785
  * digest, the rendered prompt and the token fit. Pure, so every rule Catalyst checks is unit-tested.
  */
-import type { ChatMessage } from '../llm/types';
+import type { ChatMessage } from '../llm';
 import { canonicalDigest, sha256Hex } from './digests';
 import {
   REQUEST_EVIDENCE_CONTRACT, UNAVAILABLE, type EvidenceRequest, type PromptEvidence, type PromptMeasurement,

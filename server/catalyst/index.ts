@@ -3,10 +3,9 @@
  * warm, and the raw single-model generate. `app.ts` mounts the router this returns.
  */
 import express from 'express';
-import type { LocalTokenizer } from '../llm/tokens';
-import type { RouterClient } from '../llm/types';
-import type { Catalog } from '../profiles/catalog';
-import type { TraceSink } from '../trace/writer';
+import type { LocalTokenizer, RouterClient } from '../llm';
+import type { Catalog } from '../profiles';
+import type { TraceSink } from '../trace';
 import { discoveryHandler } from './discovery';
 import { rawGenerateHandler } from './raw-generate';
 import { roleHandler } from './role-call';

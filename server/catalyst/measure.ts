@@ -6,9 +6,7 @@
  * never an estimate (decision 7). Cancellation propagates; every other failure becomes a reason.
  */
 import { isAbortError } from '../errors';
-import { abortErrorFrom } from '../llm/slots';
-import { createTokenCounter, type LocalTokenizer } from '../llm/tokens';
-import type { ChatMessage, ModelInventory, RouterClient } from '../llm/types';
+import { abortErrorFrom, createTokenCounter, type LocalTokenizer, type ChatMessage, type ModelInventory, type RouterClient } from '../llm';
 import { UNAVAILABLE, type PromptMeasurement } from './types';
 
 export interface MeasureDeps {

@@ -4,8 +4,7 @@
  * `profileEvidence` of discovery (hub-contract §10.2) with its RFC 8785 `profileDigest`.
  */
 import { HubError } from '../errors';
-import type { Catalog } from '../profiles/catalog';
-import type { Profile } from '../profiles/types';
+import type { Catalog, Profile } from '../profiles';
 import { canonicalDigest, sha256Hex } from './digests';
 import { QUERY_ROLE_NAMES, type QueryRole, type ResolvedRole, type RoleConfig } from './types';
 

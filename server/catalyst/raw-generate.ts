@@ -7,9 +7,8 @@
  */
 import type { Request, Response } from 'express';
 import { GenerationCancelledError, HubError, isAbortError } from '../errors';
-import { sendError } from '../wire/errors';
-import { chatCompletion } from '../wire/openai-shapes';
-import type { ChatRequest, RouterClient } from '../llm/types';
+import { sendError, chatCompletion } from '../wire';
+import type { ChatRequest, RouterClient } from '../llm';
 import { advertisedModels, type AdvertisedModels } from './advertised-models';
 import { parseRawGenerateRequest, type RawGenerateBody } from './request-schemas';
 import { reframedChunks } from './reframe-stream';

@@ -3,8 +3,8 @@
  * (the embedded engine): one chunk per delta as it arrives, then the finish chunk, the usage chunk when
  * asked for, and `[DONE]` — the same sequence llama-server writes.
  */
-import { completionId } from '../wire/openai-shapes';
-import type { CallOptions, ChatRequest, RouterClient } from '../llm/types';
+import { completionId } from '../wire';
+import type { CallOptions, ChatRequest, RouterClient } from '../llm';
 
 export async function* reframedChunks(router: RouterClient, req: ChatRequest, opts: CallOptions, includeUsage: boolean): AsyncGenerator<string> {
   const id = completionId();

@@ -5,8 +5,8 @@
  */
 import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import { HubError } from '../errors';
-import type { ChatMessage } from '../llm/types';
-import { tooDeepError, tooDeepField } from '../wire/body-depth';
+import type { ChatMessage } from '../llm';
+import { tooDeepError, tooDeepField } from '../wire';
 
 const CALLER_MESSAGE = {
   type: 'object',

@@ -7,11 +7,10 @@
  */
 import type { Request, Response } from 'express';
 import { GenerationCancelledError, GenerationTimeoutError, HubError, isAbortError } from '../errors';
-import { sendError } from '../wire/errors';
-import type { LocalTokenizer } from '../llm/tokens';
-import type { CallOptions, ChatMessage, ChatRequest, ChatResult, RouterClient, SlotEvidence } from '../llm/types';
-import type { Catalog } from '../profiles/catalog';
-import type { TraceSink } from '../trace/writer';
+import { sendError } from '../wire';
+import type { LocalTokenizer, CallOptions, ChatMessage, ChatRequest, ChatResult, RouterClient, SlotEvidence } from '../llm';
+import type { Catalog } from '../profiles';
+import type { TraceSink } from '../trace';
 import { controlCall, type CallControl } from './call-control';
 import { inventoryWithin } from './discovery';
 import { asRoleError, emptyContent, generationCancelled, generationTimeout, knownOverflowError, withRequestEvidence } from './errors';

@@ -1,5 +1,5 @@
 /** Wire types of the Catalyst role endpoints (clients.md §5, hub-contract §10), declared once. */
-import type { ChatMessage } from '../llm/types';
+import type { ChatMessage } from '../llm';
 
 export const REQUEST_EVIDENCE_CONTRACT = 'med-agent-hub.catalyst-role-request-evidence.v1';
 

@@ -4,7 +4,7 @@
  * purpose, so everything before `,"question":` is the same for every question about one catalog.
  * Warm sends only that part, so the router's prompt cache holds it when the real question comes.
  */
-import type { ChatMessage } from '../llm/types';
+import type { ChatMessage } from '../llm';
 
 export const QUESTION_MARKER = ',"question":';
 

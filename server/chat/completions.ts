@@ -4,16 +4,11 @@
  */
 import type { Request, Response } from 'express';
 import { HubError, isAbortError, ShuttingDownError } from '../errors';
-import { drainTurn } from '../engine/drain';
-import { runProductTurn } from '../engine/product';
+import { drainTurn, runProductTurn, assertRunnable, createTurn, type EngineDeps, type TurnState } from '../engine';
 import { flushStagedHeaders, formatSseEvent, streamStagedEvents } from './sse';
-import { assertRunnable, createTurn } from '../engine/run';
-import type { EngineDeps, TurnState } from '../engine/types';
-import { outcomeOfEvent, turnTrace, type TurnOutcome } from '../trace/turn-trace';
-import type { TraceSink } from '../trace/writer';
-import { isProductProfile } from '../profiles/types';
-import { sendError } from '../wire/errors';
-import { chatCompletion, chunkFrames, completionId } from '../wire/openai-shapes';
+import { outcomeOfEvent, turnTrace, type TurnOutcome, type TraceSink } from '../trace';
+import { isProductProfile } from '../profiles';
+import { sendError, chatCompletion, chunkFrames, completionId } from '../wire';
 import { parseChatRequest } from './request-schema';
 import { drainUntilShutdown, shuttingDownError, untilShutdown } from './shutdown';
 

@@ -1,8 +1,7 @@
 /** `GET /v1/models`: the profile catalogue with live router availability (§2.2). Legs are never listed. */
 import type { Request, Response } from 'express';
-import { availability, backendInventory, type Availability } from '../llm/model-availability';
-import type { ModelInventory, RouterClient } from '../llm/types';
-import { requiredModels, type Profile } from '../profiles/types';
+import { availability, backendInventory, type Availability, type ModelInventory, type RouterClient } from '../llm';
+import { requiredModels, type Profile } from '../profiles';
 
 /** Effective default: the yaml default when available, else the available product profile with the lowest (priority, id). */
 export function effectiveDefault(profiles: readonly Profile[], avail: ReadonlyMap<string, Availability>): string | null {

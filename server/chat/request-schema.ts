@@ -4,8 +4,8 @@
  */
 import { compileConstant, constantSchemaAjv } from '../json-schemas';
 import { HubError } from '../errors';
-import type { ChatCompletionRequest } from '../engine/types';
-import { tooDeepError, tooDeepField } from '../wire/body-depth';
+import type { ChatCompletionRequest } from '../engine';
+import { tooDeepError, tooDeepField } from '../wire';
 
 export const CHAT_REQUEST_SCHEMA = {
   $id: 'ChatCompletionRequest',

@@ -4,14 +4,9 @@
  * checks settled as a late failure, or `error` when no Answer was out yet), a blocking request gets the
  * Answer it already has or a 503 — and only then is the turn's work aborted.
  */
-import type { DoneEvent, EngineEvent, ErrorEvent } from '../answer/events';
-import type { BlockingProductEnvelope, LegEnvelope } from '../answer/envelope';
+import type { DoneEvent, EngineEvent, ErrorEvent, BlockingProductEnvelope, LegEnvelope } from '../answer';
 import { ShuttingDownError } from '../errors';
-import { blockingEnvelope } from '../engine/drain';
-import { doneEvent, errorEvent } from '../engine/events';
-import { lateFailureEnvelope } from '../engine/product';
-import { noteShutdown } from '../engine/slices/outcome';
-import type { TurnState } from '../engine/types';
+import { blockingEnvelope, doneEvent, errorEvent, lateFailureEnvelope, noteShutdown, type TurnState } from '../engine';
 
 const SHUTDOWN = Symbol('shutdown');
 

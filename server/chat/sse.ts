@@ -3,7 +3,7 @@
  * `: hb` heartbeats while a stage is silent, backpressure, and producer cancellation when the client leaves.
  */
 import type { ServerResponse } from 'node:http';
-import { isTerminal, type EngineEvent, type StreamEvent } from '../answer/events';
+import { isTerminal, type EngineEvent, type StreamEvent } from '../answer';
 import { HubError, isAbortError } from '../errors';
 
 /** SSE comment written while no event is ready; clients map it to a heartbeat (clients.md §2.1). */

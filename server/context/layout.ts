@@ -11,8 +11,7 @@
  *   plus its own bytes (decision 27) and needs no count of its own.
  */
 import { CHART_MARKER, contentText, type ChatMessageLike } from './inline-chart';
-import { SharedBlock, blockMessage } from '../llm/shared-block';
-import type { ChatMessage } from '../llm/types';
+import { SharedBlock, blockMessage, type ChatMessage } from '../llm';
 
 export interface StageInstructions {
   /** The stage's prompt file text. */

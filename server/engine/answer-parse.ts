@@ -2,8 +2,7 @@
  * Reading the writer's reply. Model output that is not the JSON asked for is a handled case
  * (decision 11): the text becomes the answer and the status says it was unstructured.
  */
-import { citationMarkers } from '../answer/citations';
-import type { AnswerDraft, TableBlock } from '../answer/types';
+import { citationMarkers, type AnswerDraft, type TableBlock } from '../answer';
 
 const FENCE = '```';
 

@@ -8,9 +8,8 @@
  * - edited: a deterministic check changed the writer's first draft;
  * - checked otherwise. A `not_addressed` citation is an info note and never changes the status.
  */
-import type { Reference } from '../answer/references';
+import type { Reference, ValidationStatus } from '../answer';
 import type { TurnState } from './types';
-import type { ValidationStatus } from '../answer/validation';
 
 /** Answer-side references: those used by the Answer prose or a table. */
 export function answerReferences(refs: readonly Reference[]): Reference[] {

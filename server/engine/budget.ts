@@ -5,9 +5,8 @@
  * selector already measured is not tokenized again.
  */
 import { contextError } from '../errors';
-import type { CallOptions, ChatRequest, ChatResult, SlotEvidence, Usage } from '../llm/types';
-import type { TokenCounter } from '../llm/tokens';
-import { commonPrefix } from '../context/layout';
+import type { CallOptions, ChatRequest, ChatResult, SlotEvidence, Usage, TokenCounter } from '../llm';
+import { commonPrefix } from '../context';
 import { addUsage } from './usage';
 import { noteAnswerCount, proveFit } from './fit';
 import type { AccountingSlice, BudgetMeasurement, PrefixShare, PromptEvaluation } from './slices/accounting';

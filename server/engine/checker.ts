@@ -4,8 +4,8 @@
  * failed turn — a check that cannot run must never cost the clinician the Answer (decision 3).
  */
 import { isAbortError } from '../errors';
-import type { ChatRequest, ChatResult } from '../llm/types';
-import type { Role } from '../profiles/types';
+import type { ChatRequest, ChatResult } from '../llm';
+import type { Role } from '../profiles';
 import { callModel } from './budget';
 import { proveFit } from './fit';
 import type { EngineDeps, TurnState } from './types';

@@ -1,5 +1,5 @@
 /** Confidence (§7.8): escalation only ever raises the colour; each raise adds its note. */
-import type { ConfidenceLevel } from '../answer/types';
+import type { ConfidenceLevel } from '../answer';
 import { settleAnswerConfidence } from './slices/answer';
 import type { TurnState } from './types';
 

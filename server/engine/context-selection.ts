@@ -3,17 +3,9 @@
  * records against the exact token count of the real Answer request. Both measure the very request
  * the answer stage dispatches, so its count is a cache hit at dispatch time.
  */
-import { renderTemporalFacts } from '../checks/temporal/render';
-import { contextSummary } from '../context/context-view';
-import { fitHistory, stripPriorCitations } from '../context/history';
-import { buildContextMessage } from '../context/layout';
-import { renderLedger } from '../context/render';
-import { renderRecordLine } from '../context/render';
-import { isMandatory } from '../context/ranking';
-import { selectContext } from '../context/selector';
-import type { EvidenceLedger } from '../context/types';
-import { prepareBody, type SharedBlock } from '../llm/shared-block';
-import { createTokenCounter } from '../llm/tokens';
+import { renderTemporalFacts } from '../checks/temporal';
+import { contextSummary, fitHistory, stripPriorCitations, buildContextMessage, renderLedger, renderRecordLine, isMandatory, selectContext, type EvidenceLedger } from '../context';
+import { prepareBody, createTokenCounter, type SharedBlock } from '../llm';
 import { useTokenCounter } from './budget';
 import { LoopSlice } from '../event-loop';
 import { answerRequest } from './stages/answer';

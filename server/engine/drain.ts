@@ -3,9 +3,7 @@
  * re-shaped as §3.6 says (citations recomputed from the references, every envelope key copied,
  * `safetyStatus` included); other output modes return their `result` verbatim.
  */
-import type { DoneEvent, ResultEvent } from '../answer/events';
-import type { BlockingProductEnvelope, LegEnvelope, ProductEnvelope } from '../answer/envelope';
-import { citationsFromReferences } from '../answer/references';
+import { citationsFromReferences, type DoneEvent, type ResultEvent, type BlockingProductEnvelope, type LegEnvelope, type ProductEnvelope } from '../answer';
 import { HubError } from '../errors';
 import { runProductTurn } from './product';
 import { runTurn } from './run';

@@ -3,14 +3,13 @@
  * may render any of them. In-Depth state lives only under `inDepth`, and only for plans that have
  * In-Depth (decision 19); there is never a top-level `status`.
  */
-import type { AnswerValidation, ProductEnvelope } from '../answer/envelope';
+import { VALIDATION_LABELS, type AnswerValidation, type ProductEnvelope, type ValidationStatus } from '../answer';
 import { settledStatus, settledSummary } from './answer-status';
 import { shippedConfidence } from './findings';
 import { answerUsages, resolveReferences } from './references';
 import { drugSafetyKeys } from './stages/drug-safety';
 import type { InDepthSection } from './slices/answer';
 import type { TurnState } from './types';
-import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
 import { dedupeIssues } from './validation';
 
 export function productEnvelope(turn: TurnState): ProductEnvelope {

@@ -1,6 +1,5 @@
 /** Constructors of the engine's events (the union is answer/events.ts, so lower floors can read it). */
-import type { DoneEvent, ErrorEvent, ErrorEventData, ResultEvent, StagedEvent, StagedEventName } from '../answer/events';
-import type { LegEnvelope, ProductEnvelope } from '../answer/envelope';
+import type { DoneEvent, ErrorEvent, ErrorEventData, ResultEvent, StagedEvent, StagedEventName, LegEnvelope, ProductEnvelope } from '../answer';
 import { errorEventData, type HubError } from '../errors';
 
 export function stagedEvent(name: StagedEventName, data: ProductEnvelope): StagedEvent {

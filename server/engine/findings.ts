@@ -4,7 +4,7 @@
  * `{check, where, status, says}`. Findings are read from the same issues and marks that drive the
  * levels, so the two modes can never tell different stories.
  */
-import type { EnvelopeConfidence, ShippedConfidence } from '../answer/envelope';
+import type { EnvelopeConfidence, ShippedConfidence } from '../answer';
 import type { TurnState } from './types';
 
 export interface Finding {

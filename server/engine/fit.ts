@@ -5,9 +5,8 @@
  * bytes of its own text fit the window; otherwise the plain byte bound may prove it; otherwise the
  * caller counts it exactly. Never an estimate (decision 7).
  */
-import type { PromptLayout } from '../context/layout';
-import { blockParts } from '../llm/shared-block';
-import type { ChatRequest } from '../llm/types';
+import type { PromptLayout } from '../context';
+import { blockParts, type ChatRequest } from '../llm';
 import type { FitProof } from './slices/fit';
 import type { EngineDeps, TurnState } from './types';
 

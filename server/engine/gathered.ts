@@ -5,7 +5,7 @@
  * Parts are plain text derived from the turn; '' means "nothing gathered", and the section is then left out.
  * To add a part (e.g. a gather stage's expert notes), append one entry to PARTS.
  */
-import { knowledgeGathered } from '../context/sources/knowledge-base';
+import { knowledgeGathered } from '../context';
 import { gatheredNotes } from './gather/gathered';
 import type { TurnState } from './types';
 

@@ -23,11 +23,11 @@ import {
   type GroundingCheck,
   type GroundingPair,
 } from '../checks/grounding';
-import { stageMessages, type PromptLayout } from '../context/layout';
-import type { ChatRequest } from '../llm/types';
+import { stageMessages, type PromptLayout } from '../context';
+import type { ChatRequest } from '../llm';
 import { callChecker, checkerSampling, fitsWindow } from './checker';
 import { promptLayout } from './fit';
-import type { Reference } from '../answer/references';
+import type { Reference } from '../answer';
 import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';
 

@@ -5,8 +5,8 @@
  */
 import { INDEPTH_VERDICT_RESPONSE_FORMAT, flagNotes, numberedClaims, parseInDepthVerdict } from '../checks/review';
 import { promptLayout } from './fit';
-import { stageMessages, type PromptLayout } from '../context/layout';
-import type { ChatRequest } from '../llm/types';
+import { stageMessages, type PromptLayout } from '../context';
+import type { ChatRequest } from '../llm';
 import { callChecker, checkerSampling } from './checker';
 import { gatheredEvidence } from './gathered';
 import { recordStep } from './steps';

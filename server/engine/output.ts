@@ -1,5 +1,5 @@
 /** Result envelopes of the non-product output modes (§3.8). */
-import type { LegEnvelope } from '../answer/envelope';
+import type { LegEnvelope } from '../answer';
 import { HubError } from '../errors';
 import { answerUsages, resolveReferences } from './references';
 import type { TurnState } from './types';

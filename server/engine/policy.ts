@@ -1,5 +1,5 @@
 /** Per-request temporal policy (§4.7): product profiles always enforce; others may be tuned by the request. */
-import type { GateMode, Profile } from '../profiles/types';
+import type { GateMode, Profile } from '../profiles';
 import type { RequestContext, TemporalPolicy } from './types';
 
 const GATE_MODES: readonly GateMode[] = ['off', 'warn', 'enforce'];

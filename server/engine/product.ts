@@ -4,8 +4,7 @@
  * fallback `done` that carries every envelope key; a context or request error before any Answer ends a
  * stream with `event: error` (a blocking request gets the HTTP error). A cancelled turn just stops.
  */
-import type { EngineEvent } from '../answer/events';
-import type { EnvelopeConfidence, ProductEnvelope } from '../answer/envelope';
+import { VALIDATION_LABELS, type EngineEvent, type EnvelopeConfidence, type ProductEnvelope } from '../answer';
 import { ContextError, HubError, isAbortError, ModelUnavailableError } from '../errors';
 import { productEnvelope } from './envelope';
 import { runTurn } from './run';
@@ -14,7 +13,6 @@ import { notePipelineError } from './slices/outcome';
 import { FALLBACK_ANSWER } from './substance';
 import { doneEvent, errorEvent } from './events';
 import type { EngineDeps, TurnState } from './types';
-import { VALIDATION_LABELS } from '../answer/validation';
 
 const NOT_GENERATED = 'In-Depth was not generated.';
 

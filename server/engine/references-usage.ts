@@ -1,7 +1,5 @@
 /** Where each cited index is used in an Answer or In-Depth (§8 `usage`), and the order references appear in. */
-import { CITATION_MARKER, markerIndices } from '../answer/citations';
-import type { ReferenceUsage, UsageLocation } from '../answer/references';
-import type { TableBlock } from '../answer/types';
+import { CITATION_MARKER, markerIndices, type ReferenceUsage, type UsageLocation, type TableBlock } from '../answer';
 
 /**
  * Sentence boundary (§8): `.!?` followed by whitespace, or a newline. Newlines are split on first

@@ -4,8 +4,8 @@
  * operations (merge, citations) live in answer/references.ts; usage extraction in references-usage.ts.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { EvidenceLedger, EvidenceRecord } from '../context/types';
-import type { Reference, ReferenceUsage } from '../answer/references';
+import type { EvidenceLedger, EvidenceRecord } from '../context';
+import type { Reference, ReferenceUsage } from '../answer';
 
 export { answerUsages, claimUsages, splitSentences } from './references-usage';
 

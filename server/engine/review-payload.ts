@@ -4,13 +4,13 @@
  * in `enforce` a failure with a patch adopts the hub's own deterministic patch (`edited`); a failure
  * without one keeps the text and makes it `needs_review` — the leg never swaps in a fallback text.
  */
-import { contentText } from '../context/inline-chart';
+import { contentText } from '../context';
 import { parseAnswerToReview } from '../checks/review';
-import { runTemporalGate } from '../checks/temporal/gate';
+import { runTemporalGate } from '../checks/temporal';
 import { validBlocks } from './answer-parse';
 import { mergeGateConfidence } from './confidence';
 import { gateText } from './stages/gate';
-import type { AnswerDraft } from '../answer/types';
+import type { AnswerDraft } from '../answer';
 import { recordStep } from './steps';
 import { adoptDraft, settleCheckedDraft } from './slices/answer';
 import { adoptReviewedQuestion } from './slices/context';

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HubError } from '../errors';
-import type { Profile } from '../profiles/types';
+import type { Profile } from '../profiles';
 import { productEnvelope } from './envelope';
 import { resultEnvelope } from './output';
 import { temporalPolicy } from './policy';
 import { STAGES } from './stages';
-import type { EngineEvent } from '../answer/events';
+import type { EngineEvent } from '../answer';
 import { doneEvent, resultEvent } from './events';
 import type { ChatCompletionRequest, EngineDeps, TurnState } from './types';
 import { newAccountingSlice } from './slices/accounting';

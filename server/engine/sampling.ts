@@ -1,7 +1,7 @@
 /** Sampling of model calls (§4.6): profile knobs first, then the request, then configured defaults. */
 import type { Config } from '../config';
-import type { ChatRequest } from '../llm/types';
-import type { Profile } from '../profiles/types';
+import type { ChatRequest } from '../llm';
+import type { Profile } from '../profiles';
 import type { ChatCompletionRequest } from './types';
 
 /** Writer sampling, shared by Answer and In-Depth synthesis (both use the `answer` knobs). */

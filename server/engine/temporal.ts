@@ -2,13 +2,8 @@
  * Temporal facts of one turn (§4.7, §6.1–§6.2): the reference date is resolved once per request and
  * the facts are computed from the complete rendered chart, never from a reduced prompt view.
  */
-import { anchorSettingFor, resolveReferenceDate } from '../checks/temporal/anchor';
-import { buildTemporalFacts } from '../checks/temporal/facts';
-import { buildTemporalFactsInSlices, parseEventsInSlices } from '../checks/temporal/facts-slices';
-import { parseEvents } from '../checks/temporal/parse';
-import { temporalFactsSummary } from '../checks/temporal/render';
-import { renderLedger } from '../context/render';
-import type { EvidenceLedger } from '../context/types';
+import { anchorSettingFor, resolveReferenceDate, buildTemporalFacts, buildTemporalFactsInSlices, parseEventsInSlices, parseEvents, temporalFactsSummary } from '../checks/temporal';
+import { renderLedger, type EvidenceLedger } from '../context';
 import { noteTemporalFacts } from './slices/context';
 import { recordStep } from './steps';
 import type { EngineDeps, TurnState } from './types';

@@ -1,17 +1,13 @@
 /** Types of one turn through the engine: the validated request, the turn state stages share, and events. */
 import type { Config } from '../config';
-import type { ChatMessageLike } from '../context/inline-chart';
-import type { RouterClient } from '../llm/types';
-import type { Catalog } from '../profiles/catalog';
-import type { SourceRegistry } from '../context/registry';
-import type { LocalTokenizer } from '../llm/tokens';
+import type { ChatMessageLike, SourceRegistry } from '../context';
+import type { RouterClient, LocalTokenizer, FitBounds } from '../llm';
+import type { Catalog, GateMode, Profile, StageName } from '../profiles';
 import type { AccountingSlice } from './slices/accounting';
-import type { FitBounds } from '../llm/fit-bound';
 import type { FitTurn } from './slices/fit';
 import type { HubMetrics } from '../metrics';
-import type { EngineEvent } from '../answer/events';
-import type { TemporalGateResult as GateResult } from '../checks/temporal/types';
-import type { GateMode, Profile, StageName } from '../profiles/types';
+import type { EngineEvent } from '../answer';
+import type { TemporalGateResult as GateResult } from '../checks/temporal';
 import type { DrugSafety } from '../checks/drug-safety';
 import type { DrugSafetyTurn } from './slices/drug-safety';
 import type { GatherTurn } from './gather/types';

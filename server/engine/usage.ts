@@ -1,5 +1,5 @@
 /** Token usage summed over every model call of a turn (decision 4). */
-import type { Usage } from '../llm/types';
+import type { Usage } from '../llm';
 
 export function zeroUsage(): Usage {
   return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };

@@ -2,8 +2,7 @@
  * `answerValidation` (§7.4) from the deterministic checks alone: what the temporal gate and the
  * contracts found, and the writer's first draft whenever a check changed it.
  */
-import type { AnswerValidation, Issue } from '../answer/envelope';
-import { VALIDATION_LABELS, type ValidationStatus } from '../answer/validation';
+import { VALIDATION_LABELS, type AnswerValidation, type Issue, type ValidationStatus } from '../answer';
 import { settledStatus, settledSummary } from './answer-status';
 import type { TurnState } from './types';
 

@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, built from the same schemas ajv validates with (decision 14). */
 import { WIRE_SCHEMAS } from './schemas';
-import { ENVELOPE_SCHEMAS } from '../answer/envelope-schema';
+import { ENVELOPE_SCHEMAS } from '../answer';
 import { CATALYST_WIRE_SCHEMAS, catalystOpenApiPaths } from '../catalyst';
 import { KNOWLEDGE_SCHEMAS, knowledgeOpenApiPaths, LSK_SECURITY_SCHEME } from '../knowledge';
 

@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { QUERY_PROFILES_PATH, RAW_GENERATE_PATH } from '../catalyst';
-import type { RouterClient } from '../llm/types';
+import type { RouterClient } from '../llm';
 
 /** POST routes whose handling calls the model: product turns and the Catalyst role and raw calls. */
 export function callsModel(method: string, path: string): boolean {

@@ -15,9 +15,9 @@
  */
 import express, { type RequestHandler } from 'express';
 import { HubError } from '../errors';
-import { sendError } from '../wire/errors';
+import { sendError } from '../wire';
 import type { Logger } from '../logger';
-import type { RouterClient } from '../llm/types';
+import type { RouterClient } from '../llm';
 import { knowledgeClients, lskAuth, NO_KEYS_CONFIGURED } from './http/auth';
 import { KNOWLEDGE_ALL_PATHS, KNOWLEDGE_REST_PATHS, MCP_PATH } from './http/paths';
 import type { KnowledgeService } from './service';

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import { loadConfigOrExit, type Config } from '../config';
 import { HubError } from '../errors';
-import { sendError } from '../wire/errors';
+import { sendError } from '../wire';
 import { createLogger, type DestinationStream } from '../logger';
 import { createKnowledgeService, type KnowledgeService } from './service';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
 import type { Logger } from '../logger';
-import type { RouterClient } from '../llm/types';
+import type { RouterClient } from '../llm';
 import { createEmbedder, type ClosableEmbedder } from './embedder';
 import { knowledgeClients, type KnowledgeClient } from './http/auth';
 import { loadContent, type LoadReport } from './loader';

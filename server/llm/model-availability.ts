@@ -2,7 +2,7 @@
  * Whether a profile can run on the model backend's current inventory, and the inventory as the wire reports
  * it: shared by `GET /v1/models` and the Catalyst discovery document, so both say the same thing.
  */
-import { requiredModels, type Profile } from '../profiles/types';
+import { requiredModels, type Profile } from '../profiles';
 import type { MissingModelHint, ModelInventory } from './types';
 
 export const INVENTORY_CONTRACT = 'med-agent-hub.backend-model-inventory.v1';

@@ -2,8 +2,8 @@
  * The trace line of one turn (§11.2 fields the hub has so far), for completed, failed and cancelled
  * turns alike. Built from the turn state only; the writer sanitises secrets and URLs.
  */
-import type { EngineEvent } from '../answer/events';
-import type { Profile } from '../profiles/types';
+import type { EngineEvent } from '../answer';
+import type { Profile } from '../profiles';
 
 export type TurnOutcome =
   | { status: 'completed' }

@@ -3,7 +3,7 @@
  * gets the pair's check, and the reference's aggregate is recomputed over ALL its checks so a
  * later call (e.g. In-Depth after Answer) adds to, and never replaces, earlier evidence.
  */
-import { cloneReference, groundingFromChecks, type Reference } from '../../answer/references';
+import { cloneReference, groundingFromChecks, type Reference } from '../../answer';
 import type { CheckedFact, GroundingCheck, GroundingPair, Support } from './types';
 import { statusOfSupport } from './verdicts';
 

@@ -2,8 +2,7 @@
  * Claim groups (§7.5 step 1): each distinct claim is checked once against the COMBINED set of
  * records it cites, so a multi-citation sentence is judged on everything it leans on.
  */
-import { CITATION_MARKER } from '../../answer/citations';
-import type { Reference } from '../../answer/references';
+import { CITATION_MARKER, type Reference } from '../../answer';
 import type { FactCheckItem, GroundingPair } from './types';
 
 /** Same marker grammar as references-usage (`[3]`, `[2, 3]`). */

@@ -2,9 +2,9 @@
  * Shapes of facts-first citation grounding (§7.5 Target, decisions 9 and 16). The model lists
  * facts; every verdict is derived by the hub from those facts, never taken from the model.
  */
-import type { Support } from '../../answer/references';
+import type { Support } from '../../answer';
 
-export type { Support } from '../../answer/references';
+export type { Support } from '../../answer';
 
 export type FactStatus = 'found' | 'differs' | 'not_found';
 

@@ -3,8 +3,7 @@
  * correct "earliest 74 kg on 2026-01-10" because they misread the chart order; the hub knows the
  * series from the complete chart (§6.2), tells the reviewer, and sets aside flags against them.
  */
-import { formatValue } from '../temporal/gate-common';
-import type { SeriesPoint, TemporalFacts } from '../temporal/types';
+import { formatValue, type SeriesPoint, type TemporalFacts } from '../temporal';
 
 export interface ConfirmedStatement {
   concept: string;

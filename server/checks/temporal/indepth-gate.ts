@@ -5,7 +5,7 @@
  * the chart says. No claim is ever removed or replaced by a patch: a second text the writer never
  * wrote must not ship as its claim, and dropping claims hid the evidence from the clinician.
  */
-import { canonicalizeCitationGroups } from '../contracts-citations';
+import { canonicalizeCitationGroups } from '../contracts';
 import { runSteps, type Steps } from '../../event-loop';
 import { temporalGateSteps } from './gate';
 import { citedIndices, hasDanglingBracket, ledgerDates, repairDanglingBracket, repairOddDates } from './indepth-repair';

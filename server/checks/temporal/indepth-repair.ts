@@ -4,7 +4,7 @@
  * down uniquely: a date that is in the date ledger, a record that is the only point matching the
  * claim's value, unit and date. Anything less certain is left for the checks to mark.
  */
-import { markerIndices } from '../../answer/citations';
+import { markerIndices } from '../../answer';
 import { escapeRegExp } from '../../regexp';
 import { blankMarkers, blankSpans, findIsoDates, isCalendarDate, MAX_MATCHED_NAME_CHARS } from './text';
 import type { SeriesPoint, TemporalFacts } from './types';

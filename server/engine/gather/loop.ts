@@ -6,7 +6,7 @@
  * whatever notes were gathered before. A client abort is not a loop failure: it propagates.
  */
 import { HubError, InsufficientContextError } from '../../errors';
-import type { ChatMessage, ChatResult, ToolCall } from '../../llm/types';
+import type { ChatMessage, ChatResult, ToolCall } from '../../llm';
 import { callModel } from '../budget';
 import { recordStep, type TraceStep } from '../steps';
 import type { EngineDeps, TurnState } from '../types';

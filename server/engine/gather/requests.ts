@@ -4,8 +4,8 @@
  * reads — knowledge-base records included when the profile declares that source — and the router's
  * prompt cache reads it once. Neither carries `response_format`: tool turns are plain calls.
  */
-import { stageMessages } from '../../context/layout';
-import type { ChatMessage, ChatRequest } from '../../llm/types';
+import { stageMessages } from '../../context';
+import type { ChatMessage, ChatRequest } from '../../llm';
 import type { EngineDeps, TurnState } from '../types';
 import { EXPERT_TOOL } from './tool';
 

@@ -3,7 +3,7 @@
  * that names another tool or whose arguments are not `{"query": "<non-empty text>"}` is malformed:
  * the loop stops on it (reason `failed`) rather than guessing what the model meant.
  */
-import type { ToolCall } from '../../llm/types';
+import type { ToolCall } from '../../llm';
 
 export const EXPERT_TOOL_NAME = 'medical_expert';
 

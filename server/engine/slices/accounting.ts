@@ -2,8 +2,7 @@
  * The accounting slice's types (declared apart from their writer, budget.ts, so the turn's type can name
  * them without importing the engine code that takes a turn).
  */
-import type { SlotEvidence, Usage } from '../../llm/types';
-import type { TokenCounter } from '../../llm/tokens';
+import type { SlotEvidence, Usage, TokenCounter } from '../../llm';
 import type { FitProof } from './fit';
 import { zeroUsage } from '../usage';
 

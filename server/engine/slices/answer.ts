@@ -3,10 +3,8 @@
  * references, its confidence, the In-Depth section, and the last envelope handed to the client.
  * Written only here; the stages that produce or revise these call the named writers below.
  */
-import type { InDepthSection as InDepthSectionWire, InDepthValidationWire, ProductEnvelope, TurnConfidence } from '../../answer/envelope';
-import type { Reference } from '../../answer/references';
-import type { AnswerDraft, ConfidenceLevel } from '../../answer/types';
-import type { InDepthGateResult } from '../../checks/temporal/indepth-gate';
+import type { InDepthSection as InDepthSectionWire, InDepthValidationWire, ProductEnvelope, TurnConfidence, Reference, AnswerDraft, ConfidenceLevel } from '../../answer';
+import type { InDepthGateResult } from '../../checks/temporal';
 import type { Writable } from './writable';
 
 /** `inDepth.validation` as the engine holds it: the In-Depth gate's whole result plus the wire's own keys. */

@@ -4,11 +4,9 @@
  * stage, the context selection, team gather's re-selection, the review leg and In-Depth call the named
  * writers below, every other module reads the slice.
  */
-import type { TemporalFacts } from '../../checks/temporal/types';
-import type { ContextViewSummary } from '../../context/context-view';
-import type { ChatMessageLike } from '../../context/inline-chart';
-import type { EvidenceLedger } from '../../context/types';
-import { SharedBlock } from '../../llm/shared-block';
+import type { TemporalFacts } from '../../checks/temporal';
+import type { ContextViewSummary, ChatMessageLike, EvidenceLedger } from '../../context';
+import { SharedBlock } from '../../llm';
 import type { Writable } from './writable';
 
 export interface ContextSlice {

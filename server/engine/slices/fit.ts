@@ -1,6 +1,6 @@
 /** The fit slice's types (written by fit.ts; declared apart so the turn's type can name them). */
-import type { PromptLayout } from '../../context/layout';
-import type { AnswerAnchor } from '../../llm/fit-bound';
+import type { PromptLayout } from '../../context';
+import type { AnswerAnchor } from '../../llm';
 
 export interface FitTurn {
   /** Per model, the layout its stages use in this turn (decided once, on the model's first stage). */

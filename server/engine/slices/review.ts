@@ -3,7 +3,7 @@
  * the Answer, the In-Depth review, and the second writer's agreement. Written only here; the review,
  * indepth and agree stages call the named writers below.
  */
-import type { Agreement } from '../../answer/envelope';
+import type { Agreement } from '../../answer';
 import type { Writable } from './writable';
 
 

@@ -2,8 +2,8 @@
  * The turn's validation slice (`turn.validation`): the issues the checks raised, the temporal gate's
  * result and `answerValidation`. Written only here; the checking stages call the named writers below.
  */
-import type { AnswerValidation, Issue } from '../../answer/envelope';
-import type { TemporalGateResult } from '../../checks/temporal/types';
+import type { AnswerValidation, Issue } from '../../answer';
+import type { TemporalGateResult } from '../../checks/temporal';
 import type { Writable } from './writable';
 
 

@@ -13,7 +13,7 @@ import { MAX_CHECKED_STATEMENTS, factCheckIO } from '../grounding';
 import { splitSentences } from '../references';
 import { isSubstantive } from '../substance';
 import { recordStep } from '../steps';
-import type { Agreement, AgreementClaim, AgreementClaimStatus } from '../../answer/envelope';
+import type { Agreement, AgreementClaim, AgreementClaimStatus } from '../../answer';
 import { noteAgreement } from '../slices/review';
 import { raiseIssues, settleAnswerValidation } from '../slices/validation';
 import type { EngineDeps, Stage, TurnState } from '../types';

@@ -1,8 +1,6 @@
 /** `answer` stage: one writer call over the shared context message, parsed into an Answer draft. */
-import { stageMessages, type PromptLayout } from '../../context/layout';
-import type { ChatMessageLike } from '../../context/inline-chart';
-import type { SharedBlock } from '../../llm/shared-block';
-import type { ChatRequest } from '../../llm/types';
+import { stageMessages, type PromptLayout, type ChatMessageLike } from '../../context';
+import type { SharedBlock, ChatRequest } from '../../llm';
 import { parseAnswer } from '../answer-parse';
 import { callModel } from '../budget';
 import { promptLayout } from '../fit';
@@ -10,7 +8,7 @@ import { CHART_ANSWER_RESPONSE_FORMAT } from '../chart-answer-schema';
 import { gatheredNotes } from '../gather/gathered';
 import { writerSampling } from '../sampling';
 import { FALLBACK_ANSWER, isSubstantive } from '../substance';
-import type { AnswerDraft } from '../../answer/types';
+import type { AnswerDraft } from '../../answer';
 import { recordStep } from '../steps';
 import { adoptDraft, settleAnswerConfidence } from '../slices/answer';
 import { raiseIssues } from '../slices/validation';

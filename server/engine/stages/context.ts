@@ -1,5 +1,5 @@
 /** `context` stage: build the evidence ledger from the request's sources, then the Answer's context view. */
-import { extractChart } from '../../context/inline-chart';
+import { extractChart, explainKnowledgeBudgetFailure } from '../../context';
 import { selectAnswerContext, wholeChartContext } from '../context-selection';
 import { prepareTemporal } from '../temporal';
 import { adoptLedger, openChart } from '../slices/context';
@@ -7,7 +7,6 @@ import { recordStep } from '../steps';
 import type { Stage } from '../types';
 import { yieldIfLarge } from '../../event-loop';
 import { addDrugEvidence, explainBudgetFailure } from './drug-safety';
-import { explainKnowledgeBudgetFailure } from '../../context/sources/knowledge-base';
 
 export const contextStage: Stage = {
   name: 'context',

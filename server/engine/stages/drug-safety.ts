@@ -11,10 +11,9 @@
  * A failure of either step is an issue in the result, never an interrupted Answer.
  */
 import { legacyKeys, traceSummary, unavailableResult, type PreparedDrugSafety } from '../../checks/drug-safety';
-import type { DrugSafetyKeys } from '../../answer/envelope';
+import type { DrugSafetyKeys } from '../../answer';
 import { InsufficientContextError } from '../../errors';
-import { renderRecordLine } from '../../context/render';
-import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
+import { renderRecordLine, type EvidenceLedger, type EvidenceRecord } from '../../context';
 import { gateText } from './gate';
 import { recordStep } from '../steps';
 import { NOT_RUN, type DrugSafetyTurn } from '../slices/drug-safety';

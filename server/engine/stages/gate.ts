@@ -6,10 +6,10 @@
  * so today it records that nothing changed).
  */
 import { runContractGate } from '../../checks/contracts';
-import { applyTemporalGate, temporalGateSteps } from '../../checks/temporal/gate';
+import { applyTemporalGate, temporalGateSteps } from '../../checks/temporal';
 import { LoopSlice, SLICE_ABOVE_CHARS, stepsInSlices, YIELD_ABOVE_RECORDS, yieldToLoop } from '../../event-loop';
 import { mergeContractConfidence, mergeGateConfidence } from '../confidence';
-import type { AnswerDraft, TableBlock } from '../../answer/types';
+import type { AnswerDraft, TableBlock } from '../../answer';
 import { recordStep } from '../steps';
 import { settleCheckedDraft } from '../slices/answer';
 import { raiseIssues, recordTemporalGate } from '../slices/validation';

@@ -5,12 +5,11 @@
  * list is a complete, empty In-Depth (§13.1 #8).
  */
 import { normaliseClaim } from '../../checks/grounding';
-import { inDepthGateSteps, type InDepthGateResult, type InDepthMark } from '../../checks/temporal/indepth-gate';
+import { inDepthGateSteps, type InDepthGateResult, type InDepthMark } from '../../checks/temporal';
 import { LoopSlice, stepsInSlices } from '../../event-loop';
 import { groundClaims } from '../grounding';
 import { escalate } from '../confidence';
-import { citationsFromReferences, mergeReferences, type Reference } from '../../answer/references';
-import type { ConfidenceLevel } from '../../answer/types';
+import { citationsFromReferences, mergeReferences, type Reference, type ConfidenceLevel } from '../../answer';
 import { claimUsages, resolveReferences } from '../references';
 import { recordStep } from '../steps';
 import { adoptReferences, settleInDepth, settleInDepthConfidence, type InDepthSection, type InDepthValidation } from '../slices/answer';

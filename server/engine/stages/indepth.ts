@@ -4,16 +4,14 @@
  * not elaborated. Claims are checked by `indepth_gate`.
  */
 import { promptLayout } from '../fit';
-import { stageMessages, type PromptLayout } from '../../context/layout';
-import type { ChatRequest } from '../../llm/types';
+import { stageMessages, contentText, type PromptLayout } from '../../context';
+import type { ChatRequest } from '../../llm';
 import { callModel } from '../budget';
 import { pendingInDepth } from '../envelope';
 import { writerSampling } from '../sampling';
 import { isSubstantive } from '../substance';
-import { citationMarkers } from '../../answer/citations';
+import { citationMarkers, type AnswerDraft } from '../../answer';
 import { stripFences } from '../answer-parse';
-import { contentText } from '../../context/inline-chart';
-import type { AnswerDraft } from '../../answer/types';
 import { recordStep } from '../steps';
 import { adoptDraft, noteInDepthClaims, settleInDepth } from '../slices/answer';
 import { dropHistoryMessage } from '../slices/context';

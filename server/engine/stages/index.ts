@@ -1,5 +1,5 @@
 /** The stage registry: stage name → implementation. Stages later work adds plug in here. */
-import type { StageName } from '../../profiles/types';
+import type { StageName } from '../../profiles';
 import type { Stage } from '../types';
 import { agreeStage } from './agree';
 import { answerStage } from './answer';

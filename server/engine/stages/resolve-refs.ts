@@ -6,8 +6,7 @@
 import { escalateAnswer } from '../confidence';
 import { productEnvelope, productValidation } from '../envelope';
 import { answerUsages, resolutionIssues, resolveReferences } from '../references';
-import type { StagedEvent, StagedEventName } from '../../answer/events';
-import type { ProductEnvelope } from '../../answer/envelope';
+import type { StagedEvent, StagedEventName, ProductEnvelope } from '../../answer';
 import { stagedEvent } from '../events';
 import { recordStep } from '../steps';
 import { noteAnswerDone } from '../budget';

@@ -14,8 +14,8 @@ import {
 } from '../../checks/review';
 import { GROUNDING_RESPONSE_FORMAT, factCheckPrompt, groundingPairs, sourceLines, type GroundingPair } from '../../checks/grounding';
 import { promptLayout } from '../fit';
-import { stageMessages, type PromptLayout } from '../../context/layout';
-import type { ChatRequest } from '../../llm/types';
+import { stageMessages, type PromptLayout } from '../../context';
+import type { ChatRequest } from '../../llm';
 import { callChecker, checkerSampling } from '../checker';
 import { escalateAnswer } from '../confidence';
 import { loadReviewPayload } from '../review-payload';

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { HubError } from '../../errors';
-import { sendError } from '../../wire/errors';
+import { sendError } from '../../wire';
 
 export function apiKeyAuth(hashes: readonly string[]) {
   const expected = hashes.map((h) => Buffer.from(h, 'hex'));

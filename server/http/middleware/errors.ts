@@ -2,7 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HubError } from '../../errors';
 import type { Logger } from '../../logger';
-import { sendError } from '../../wire/errors';
+import { sendError } from '../../wire';
 
 export function notFound(_req: Request, res: Response): void {
   sendError(res, new HubError('not_found', 'No such route.'));

@@ -5,7 +5,7 @@
  */
 import type { Router } from 'express';
 import { HubError } from '../../errors';
-import { sendError } from '../../wire/errors';
+import { sendError } from '../../wire';
 
 export interface AdminDeps {
   /** Purges the QueryStore patient ledger cache; null when QueryStore is not configured. */

@@ -2,8 +2,8 @@
 import os from 'node:os';
 import type { Router } from 'express';
 import { HubError } from '../../errors';
-import type { BackendStatus } from '../../llm/backend-status';
-import { sendError } from '../../wire/errors';
+import type { BackendStatus } from '../../llm';
+import { sendError } from '../../wire';
 
 /** Reading the resident set size costs about a millisecond here: /health reuses a reading this young. */
 const MEMORY_READING_MS = 1000;

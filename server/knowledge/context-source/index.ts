@@ -6,8 +6,7 @@
  * MKU to a record. It never fails a turn: off, unavailable or failing, it adds nothing and says so through
  * `req.report` (status and counts only — never the query, the patient's facts or the key).
  */
-import type { ContextSource } from '../../context/source';
-import { emptyLedger, type EvidenceLedger } from '../../context/types';
+import { emptyLedger, type ContextSource, type EvidenceLedger } from '../../context';
 import type { PipelineDeps } from '../pipeline/types';
 import { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, mapContext } from './mapping';
 import { patientContext } from './patient';

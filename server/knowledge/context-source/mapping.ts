@@ -6,11 +6,10 @@
  * cross-refs in the preamble (the writer sees the tension but cannot cite it), fallback chunks left out
  * (non-adjudicated text is never citable). Pure: plain data in, plain data out.
  */
-import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
-import { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from '../../context/sources/knowledge-base';
+import { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER, type EvidenceLedger, type EvidenceRecord } from '../../context';
 import type { ContextResponse, MkuResult } from '../pipeline/types';
 
-export { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from '../../context/sources/knowledge-base';
+export { KNOWLEDGE_PRIORITY, KNOWLEDGE_SOURCE_NAME, NOTES_HEADER } from '../../context';
 
 export const KNOWLEDGE_RESOURCE_TYPE = 'KnowledgeReference';
 

@@ -7,7 +7,7 @@
 import { buildExposure } from '../../checks/drug-safety';
 import { trimEndChars } from '../../text-scan';
 import type { PatientContext } from '../pipeline/types';
-import type { EvidenceLedger, EvidenceRecord } from '../../context/types';
+import type { EvidenceLedger, EvidenceRecord } from '../../context';
 
 /** Each list is bounded: a chart of thousands of allergies must not make the knowledge call unbounded. */
 export const PATIENT_LIST_MAX = 50;

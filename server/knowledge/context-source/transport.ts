@@ -8,7 +8,7 @@
 import { compileKnowledgeSchema } from '../http/validate';
 import { runContext } from '../pipeline/context';
 import type { ContextRequest, ContextResponse, PipelineDeps } from '../pipeline/types';
-import { closePool, Pool } from '../../llm/undici-pool';
+import { closePool, Pool } from '../../llm';
 
 export interface ContextCall {
   response: ContextResponse;

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import type { NextFunction, Request, Response } from 'express';
 import { HubError } from '../../errors';
-import { sendError } from '../../wire/errors';
+import { sendError } from '../../wire';
 
 export const KEY_PATTERN = /^lsk_([a-z0-9-]+)_[0-9a-f]{32}$/;
 

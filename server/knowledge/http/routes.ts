@@ -6,8 +6,7 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { HubError, isAbortError } from '../../errors';
-import { sendError } from '../../wire/errors';
-import { jsonBody } from '../../wire/body';
+import { sendError, jsonBody } from '../../wire';
 import type { Logger } from '../../logger';
 import { runAnswer } from '../pipeline/answer-v1';
 import { runContext } from '../pipeline/context';

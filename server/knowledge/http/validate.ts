@@ -6,7 +6,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { compileConstant, constantSchemaAjv } from '../../json-schemas';
 import type { Response } from 'express';
-import { tooDeepField } from '../../wire/body-depth';
+import { tooDeepField } from '../../wire';
 import { KNOWLEDGE_SCHEMAS } from './schemas';
 
 export interface LocusErrorItem {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RouterClient } from '../../llm/types';
+import type { RouterClient } from '../../llm';
 import type { Embedder } from '../embedder/port';
 import { writePlan, type LoadReport } from '../loader';
 import { assembleContent } from '../loader/assemble';

@@ -6,8 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
-import { createRouterClient } from '../../llm/router-client';
-import type { RouterClient } from '../../llm/types';
+import { createRouterClient, type RouterClient } from '../../llm';
 import { createEmbedder, type ClosableEmbedder } from '../embedder';
 import { knowledgeSettings, raw, readVariable } from '../../config';
 import { createKnowledgeStore } from '../store';

@@ -6,7 +6,7 @@
  * schema's JSON, a duplicate — is rejected and counted, never stored. Safety-critical is decided by the
  * same deterministic section rule as the rules extractor, not by the model.
  */
-import type { RouterClient } from '../../llm/types';
+import type { RouterClient } from '../../llm';
 import { isSafetyCritical } from './safety';
 import { findQuote } from './text';
 import type { ExtractedUnit, Extraction, IngestSection } from './types';

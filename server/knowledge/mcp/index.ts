@@ -15,8 +15,7 @@
 import express, { type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { HubError } from '../../errors';
-import { jsonBody } from '../../wire/body';
-import { sendError } from '../../wire/errors';
+import { jsonBody, sendError } from '../../wire';
 import type { LskAuth } from '../http/auth';
 import { MCP_PATH } from '../http/paths';
 import { createKnowledgeMcpServer, type McpToolsDeps } from './tools';

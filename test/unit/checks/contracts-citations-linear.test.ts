@@ -4,7 +4,7 @@
  * `/[.!?]+$/` (quadratic on a run that is not at the end), and malformed groups were deduplicated with
  * `Array.includes` (quadratic in their number). The results are the former ones.
  */
-import { applyCitationContract, canonicalizeCitationGroups, isSingleClaim } from '../../../server/checks/contracts-citations';
+import { applyCitationContract, canonicalizeCitationGroups, isSingleClaim } from '../../../server/checks/contracts/citations';
 import { RUN_LENGTH, RUN_ROWS } from '../../support/blank-runs';
 
 describe.each(RUN_ROWS)('isSingleClaim with 50,000 %s', (name, { run }) => {

@@ -5,8 +5,7 @@
  * Messages never carry the patient id, the question or record text: the source adds the patient id itself.
  */
 import type { Dispatcher } from 'undici';
-import { closePool, Pool } from '../../../llm/undici-pool';
-import { transportCode } from '../../../llm/router-errors';
+import { closePool, Pool, transportCode } from '../../../llm';
 import { trimEndChars } from '../../../text-scan';
 import { LEDGER_PAGE_LIMIT, LedgerAssembly, contractError, parseBody, toLedgerPage, toRankedHits, toSliceRows } from './wire';
 import { type LedgerFetchResult, type QuerystoreApi, type QuerystoreRecord, type SliceOptions, QuerystoreError } from './types';

@@ -10,7 +10,7 @@
  * resolve; then `annotate` writes the ranks and tiers onto new evidence records.
  */
 import { createHash } from 'node:crypto';
-import { sortedKeyJson } from '../../../llm/tokens';
+import { sortedKeyJson } from '../../../llm';
 import { SLICE_TIERS, type EvidenceLedger, type EvidenceRecord, type SliceTier } from '../../types';
 import { QUERYSTORE_SOURCE, stableIdOf } from './serialize';
 import type { QuerystoreRecord } from './types';

@@ -3,8 +3,8 @@
  * well-formed table; one common small-model failure (cells written flat, one per row) is regrouped
  * when that is provably safe, and anything else is withheld with a blocking `table_contract` issue.
  */
-import type { TableBlock, TableCell } from '../answer/types';
-import type { ContractIssue } from './contract-issue';
+import type { TableBlock, TableCell } from '../../answer';
+import type { ContractIssue } from './issue';
 
 export interface TableCheck {
   block: TableBlock | null;

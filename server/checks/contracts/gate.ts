@@ -2,16 +2,10 @@
  * The product Answer's table and citation contracts (§7.2), run as the first `gate`: pure, plain
  * data in and out. Tables and citations live in their own modules; this one composes them.
  */
-import type { AnswerDraft, TableBlock } from '../answer/types';
-import { applyCitationContract, canonicalizeCitationGroups } from './contracts-citations';
-import { checkTable } from './contracts-tables';
-import type { ContractIssue } from './contract-issue';
-
-export { applyCitationContract, canonicalizeCitationGroups, isSingleClaim } from './contracts-citations';
-export type { CanonicalizedCitations, CitationContractInput, CitationContractResult } from './contracts-citations';
-export { checkTable } from './contracts-tables';
-export type { TableCheck } from './contracts-tables';
-export type { ContractIssue } from './contract-issue';
+import type { AnswerDraft, TableBlock } from '../../answer';
+import { applyCitationContract, canonicalizeCitationGroups } from './citations';
+import { checkTable } from './tables';
+import type { ContractIssue } from './issue';
 
 export interface ContractGateResult {
   draft: AnswerDraft;

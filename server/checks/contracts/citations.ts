@@ -3,10 +3,9 @@
  * per index; the markers and table refs the writer actually used beat its declared `citations`;
  * declared indices without any usage are attached only where they cannot be mis-scoped.
  */
-import { citationMarkers } from '../answer/citations';
-import { trailingRunStart } from '../text-scan';
-import type { TableBlock } from '../answer/types';
-import type { ContractIssue } from './contract-issue';
+import { citationMarkers, type TableBlock } from '../../answer';
+import { trailingRunStart } from '../../text-scan';
+import type { ContractIssue } from './issue';
 
 export interface CanonicalizedCitations {
   text: string;
