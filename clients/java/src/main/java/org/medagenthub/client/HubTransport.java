@@ -16,8 +16,12 @@ import org.medagenthub.client.json.Json;
 
 /** HTTP for {@link MedAgentHub}: builds requests, sends them, turns a non-2xx answer into its exception. */
 final class HubTransport {
-    /** Error bodies are read only this far: enough for any hub error, bounded against a misbehaving proxy. */
-    private static final int MAX_ERROR_BODY_BYTES = 64 * 1024;
+    /**
+     * Error bodies are read only this far, bounded against a misbehaving proxy. Generous on purpose: a 422
+     * insufficient_context lists every mandatory id that could not fit (thousands on a big chart), and a cut
+     * body would lose {@code detail.code}.
+     */
+    private static final int MAX_ERROR_BODY_BYTES = 4 * 1024 * 1024;
 
     private final HttpClient http;
     private final String baseUrl;

@@ -23,7 +23,8 @@ import java.util.List;
  */
 public final class SseReader {
     private final BufferedReader lines;
-    private int heartbeats;
+    /** Volatile: another thread (a watchdog, a UI) may read the count while the reader blocks. */
+    private volatile int heartbeats;
     private boolean ended;
 
     public SseReader(Reader source) {
