@@ -16,11 +16,12 @@ final class StagedEventDecoder {
 
     /**
      * Top-level keys of the retired flattened In-Depth wire: its {@code indepth_*} data was the In-Depth object
-     * itself ({@code status}, {@code answer}, {@code error}, {@code validation}), and older front ends read
-     * In-Depth text from top-level {@code inDepthAnswer}/{@code in_depth}. The envelope never carries them
-     * (hub-contract §3.3: no top-level {@code status}; In-Depth only under {@code inDepth}).
+     * itself ({@code status}, {@code answer}, {@code error}, {@code validation}; hub-contract §3.5 [REF-old]),
+     * and older front ends read In-Depth from {@code inDepthStatus}/{@code inDepthAnswer}/{@code inDepthError}/
+     * {@code in_depth}. The envelope never carries any of them (§3.3: no top-level {@code status}; In-Depth only
+     * under {@code inDepth}); the TypeScript client refuses the same set (PROTOCOL.md).
      */
-    private static final Set<String> RETIRED_FLAT_KEYS = Set.of("status", "inDepthStatus", "inDepthAnswer", "inDepthError", "in_depth");
+    private static final Set<String> RETIRED_FLAT_KEYS = Set.of("status", "error", "validation", "inDepthStatus", "inDepthAnswer", "inDepthError", "in_depth");
 
     private StagedEventDecoder() {}
 

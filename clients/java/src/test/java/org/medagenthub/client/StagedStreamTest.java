@@ -93,6 +93,9 @@ class StagedStreamTest {
         "event: done\ndata: {\"answer\":\"A\",\"inDepthAnswer\":\"- claim\"}\n\n",
         "event: answer_done\ndata: {\"answer\":\"A\",\"in_depth\":\"- claim\"}\n\n",
         "event: done\ndata: {\"answer\":\"A\",\"status\":\"complete\",\"inDepth\":{\"status\":\"complete\",\"answer\":\"\",\"error\":\"\"}}\n\n",
+        "event: indepth_error\ndata: {\"answer\":\"A\",\"error\":\"In-Depth was not generated.\",\"inDepth\":{\"status\":\"needs_review\",\"answer\":\"\",\"error\":\"x\"}}\n\n",
+        "event: indepth_done\ndata: {\"answer\":\"A\",\"validation\":null,\"inDepth\":{\"status\":\"complete\",\"answer\":\"\",\"error\":\"\"}}\n\n",
+        "event: answer_validation\ndata: {\"answer\":\"A\",\"inDepthStatus\":\"pending\"}\n\n",
     })
     void retiredFlattenedInDepthShapeIsRejected(String body) {
         HubProtocolException e = assertThrows(HubProtocolException.class, () -> names(streamOf(body)));

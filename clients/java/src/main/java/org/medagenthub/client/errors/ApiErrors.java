@@ -18,21 +18,29 @@ public final class ApiErrors {
         String message = firstNonBlank(JsonValues.string(error, "message"), JsonValues.string(detail, "message"));
         if (message == null) message = "HTTP " + status + (code == null ? "" : " " + code);
         ApiException parsed = new ApiException(status, code, message, detail, body, seconds(retryAfter));
-        return classify(parsed);
+        return classify(parsed, JsonValues.string(error, "code"));
     }
 
-    private static ApiException classify(ApiException e) {
+    /**
+     * {@code errorCode} is {@code error.code}: a client family may pin another {@code detail.code} for the same
+     * failure (Catalyst's 422 says {@code context_window_exceeded} there), so either code names the class.
+     */
+    private static ApiException classify(ApiException e, String errorCode) {
         switch (e.status()) {
             case 400: return new BadRequestException(e);
             case 401: return new AuthenticationException(e);
             case 403: return new PermissionDeniedException(e);
             case 404: return new NotFoundException(e);
             case 413: return new RequestTooLargeException(e);
-            case 422: return "insufficient_context".equals(e.code()) ? new InsufficientContextException(e) : new UnprocessableEntityException(e);
+            case 422: return isCode(e, errorCode, "insufficient_context") ? new InsufficientContextException(e) : new UnprocessableEntityException(e);
             case 429: return new RateLimitException(e);
-            case 503: return "model_unavailable".equals(e.code()) ? new ModelUnavailableException(e) : new ServiceUnavailableException(e);
+            case 503: return isCode(e, errorCode, "model_unavailable") ? new ModelUnavailableException(e) : new ServiceUnavailableException(e);
             default: return e.status() >= 500 ? new InternalServerException(e) : e;
         }
+    }
+
+    private static boolean isCode(ApiException e, String errorCode, String code) {
+        return code.equals(e.code()) || code.equals(errorCode);
     }
 
     @SuppressWarnings("unchecked")

@@ -60,10 +60,15 @@ class ApiErrorsTest {
     }
 
     @Test
-    void detailCodeWinsOverErrorCode() {
-        ApiException e = ApiErrors.fromResponse(422, "{\"error\":{\"code\":\"context_window_exceeded\"},\"detail\":{\"code\":\"insufficient_context\"}}", null);
-        assertEquals("insufficient_context", e.code());
+    void detailCodeIsTheCodeAndEitherCodeNamesTheClass() {
+        // Catalyst's 422: the hub's code in error.code, the family's pinned name in detail.code.
+        ApiException e = ApiErrors.fromResponse(422, "{\"error\":{\"code\":\"insufficient_context\"},\"detail\":{\"code\":\"context_window_exceeded\"}}", null);
+        assertEquals("context_window_exceeded", e.code());
         assertTrue(e instanceof InsufficientContextException);
+        ApiException other = ApiErrors.fromResponse(422, "{\"error\":{\"code\":\"x\"},\"detail\":{\"code\":\"y\"}}", null);
+        assertSame(UnprocessableEntityException.class, other.getClass());
+        assertEquals("y", other.code());
+        assertEquals("x", ApiErrors.fromResponse(400, "{\"error\":{\"code\":\"x\"}}", null).code());
     }
 
     @Test
