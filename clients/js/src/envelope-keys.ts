@@ -19,7 +19,7 @@ export interface KeyShape {
 /** `K` when it lists every key of T; otherwise a type naming the keys it misses (a compile error at the call). */
 type Complete<T, K extends readonly PropertyKey[]> = [Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> };
 
-function shapeOf<T>() {
+export function shapeOf<T>() {
   return <const K extends readonly (keyof T & string)[]>(keys: K & Complete<T, K>, nested: { readonly [P in K[number]]?: KeyShape } = {}): KeyShape => ({
     keys,
     nested: nested as Record<string, KeyShape>,
