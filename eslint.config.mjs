@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import regexp from 'eslint-plugin-regexp';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'clients/*/dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
