@@ -43,27 +43,53 @@ function buildJavaRunner(): Promise<void> {
   });
 }
 
-/** One case through the Java runner: case JSON on stdin, exactly one line of JSON on stdout, exit 0. */
-function runJavaCase(hubUrl: string, testCase: ConformanceCase): Promise<Observation> {
+/** An observation, and (Java) how to let the runner go once the state after the case was checked. */
+interface Ran {
+  observation: Observation;
+  release?: () => Promise<void>;
+}
+
+/**
+ * One case through the Java runner: the case as one line of JSON on stdin, exactly one line of JSON back on
+ * stdout. The runner stays alive until stdin ends, so the state after the case is checked while its JVM and
+ * HTTP client still exist (a socket the client forgot to close would still hold the router slot).
+ */
+function runJavaCase(hubUrl: string, testCase: ConformanceCase): Promise<Ran> {
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the hub answering the runner lives in this process.
     const child = spawn('java', ['-jar', JAR, hubUrl], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => {
+    let observed = false;
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    const release = async (): Promise<void> => {
+      child.stdin.end();
+      const code = await exited;
       const lines = stdout.split('\n').filter((l) => l.trim() !== '');
-      if (code !== 0 || lines.length !== 1) return reject(new Error(`Java runner exited ${code} with ${lines.length} stdout line(s):\n${stdout}\n${stderr}`));
+      if (code !== 0 || lines.length !== 1) throw new Error(`Java runner exited ${code} with ${lines.length} stdout line(s):\n${stdout}\n${stderr}`);
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const end = stdout.indexOf('\n');
+      if (observed || end < 0) return;
+      observed = true;
       try {
-        resolve(JSON.parse(lines[0]) as Observation);
+        resolve({ observation: JSON.parse(stdout.slice(0, end)) as Observation, release });
       } catch {
-        reject(new Error(`Java runner printed no JSON: ${lines[0]}`));
+        reject(new Error(`Java runner printed no JSON: ${stdout.slice(0, end)}`));
       }
     });
-    child.stdin.end(JSON.stringify(testCase));
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    child.on('error', reject);
+    void exited.then((code) => {
+      if (!observed) reject(new Error(`Java runner exited ${code} before an observation:\n${stdout}\n${stderr}`));
+    });
+    child.stdin.write(`${JSON.stringify(testCase)}\n`);
   });
+}
+
+async function runJsCase(hubUrl: string, testCase: ConformanceCase): Promise<Ran> {
+  return { observation: await runCase(hubUrl, testCase) };
 }
 
 /** Polls hub state; the bound only turns a hang into a failure. */
@@ -107,10 +133,10 @@ async function check(world: CaseWorld, testCase: ConformanceCase, observation: O
   }
 }
 
-type Runner = (hubUrl: string, testCase: ConformanceCase) => Promise<Observation>;
+type Runner = (hubUrl: string, testCase: ConformanceCase) => Promise<Ran>;
 
 const RUNNERS: Array<{ client: string; run: Runner; skip: boolean }> = [
-  { client: 'js', run: runCase, skip: false },
+  { client: 'js', run: runJsCase, skip: false },
   { client: 'java', run: runJavaCase, skip: JAVA_SKIP !== null },
 ];
 
@@ -142,8 +168,12 @@ describe.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, testCase) =>
   for (const { client, run, skip } of RUNNERS) {
     (skip ? test.skip : test)(client, async () => {
       world.prepare();
-      const observation = await run(world.hub.url, testCase);
-      await check(world, testCase, observation);
+      const { observation, release } = await run(world.hub.url, testCase);
+      try {
+        await check(world, testCase, observation);
+      } finally {
+        await release?.();
+      }
     }, 60_000);
   }
 });
