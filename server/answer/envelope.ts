@@ -94,6 +94,9 @@ export interface InDepthSection<V extends InDepthValidationWire = InDepthValidat
   answer: string;
   error: string;
   validation: V | null;
+  /** Only on context overflow (§3.5), with the stable ids of the mandatory records that could not fit. */
+  errorCode?: 'insufficient_context';
+  mandatorySourceIds?: string[];
   /** The claims as first drafted, when a safe repair changed one (§3.5). */
   reviewDraft?: string;
   reviewReferences?: Reference[];
