@@ -9,11 +9,12 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ConformanceCase, Observation } from './case';
 import { startCaseWorld, type CaseWorld } from './world';
 import { runCase } from '../js/conformance-runner';
-import { traceLines } from '../../test/support/hub';
+import { traceLines, useRouterAndHub } from '../../test/support/hub';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CASES: ConformanceCase[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'cases.json'), 'utf8'));
@@ -176,4 +177,52 @@ describe.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, testCase) =>
       }
     }, 60_000);
   }
+});
+
+/** The first ```java block of clients/java/README.md's "Example" section, verbatim. */
+function javaReadmeExample(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'clients/java/README.md'), 'utf8');
+  const match = /```java\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Example')));
+  if (!match) throw new Error('clients/java/README.md has no java example under "## Example"');
+  return match[1];
+}
+
+/** Runs `java` without blocking this process (the hub it talks to lives here). */
+function runJava(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('java', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("the Java client's README example", () => {
+  const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
+  const ANSWER = 'Weight decreased from 74 kg on 2026-01-10 [2] to 71 kg on 2026-03-02 [1].';
+
+  (JAVA_SKIP ? test.skip : test)('runs as written against a live hub (java source launcher, the built library jar)', async () => {
+    ctx.router.script(
+      { match: { contains: 'DIRECT ANSWER' }, content: JSON.stringify({ claims: ['The most recent weight is 71 kg [1].'] }) },
+      { content: JSON.stringify({ answer: ANSWER, citations: [2, 1], blocks: [] }) },
+    );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-java-example-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'Example.java'), javaReadmeExample());
+      const jar = path.join(ROOT, 'clients/java/target/med-agent-hub-client-0.1.0.jar');
+      const { code, stdout, stderr } = await runJava(['-cp', jar, path.join(dir, 'Example.java')], { HUB_URL: ctx.hub.url });
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout.split('\n')).toContain(`answer_done: ${ANSWER}`);
+      expect(stdout).toContain(`${ANSWER} cites [2, 1]`);
+      // The stream it left after answer_done freed its router slot.
+      await until(() => ctx.hub.activeTurns() === 0, 'the hub still runs a turn the example left');
+      await ctx.router.waitIdle();
+      expect(ctx.router.openChats).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
