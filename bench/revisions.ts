@@ -8,7 +8,10 @@
  * - hub CPU per checked turn: blocking single-12b-checked turns on a BENCH_REVISION_RECORDS-record chart;
  * - hub CPU per leg: blocking Answer legs on the 40-record chart of the leg-overhead bench, one at a time.
  * CPU is process.cpuUsage() of the hub child, asked over IPC before and after. Prints the median of the
- * rounds per revision and the ratio this / baseline. Writes bench/results/revisions.json.
+ * rounds per revision and the ratio this / baseline as the median of the per-round ratios (each round's two
+ * figures were measured back to back, so a drift in the machine's speed falls on both), with the quartiles
+ * of those ratios: on this VM, two hubs of the same commit read anywhere from 0.96 to 1.03 ×, so a ratio
+ * inside that spread says "no difference found". Writes bench/results/revisions.json.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -56,10 +59,22 @@ async function cpuPerRequest(hub: SpawnedHub, pool: Pool, payload: string, n: nu
   return (after.cpuUs - before.cpuUs) / 1000 / n;
 }
 
-function median(xs: number[]): number {
+/** The `q` quantile (0..1) of `xs`, linear between the closest ranks. */
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
+}
+
+function median(xs: number[]): number {
+  return quantile(xs, 0.5);
+}
+
+/** Per-round ratios this / baseline: their median and quartiles. */
+function pairedRatio(current: number[], base: number[]): { median: number; q1: number; q3: number } {
+  const ratios = current.map((c, i) => c / base[i]);
+  return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
 }
 
 interface Side {
@@ -101,8 +116,8 @@ export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? pro
       chart_records: RECORDS,
       current: summary(current),
       baseline: summary(base),
-      checked_turn_ratio: median(current.turnMs) / median(base.turnMs),
-      leg_ratio: median(current.legMs) / median(base.legMs),
+      checked_turn_ratio: pairedRatio(current.turnMs, base.turnMs),
+      leg_ratio: pairedRatio(current.legMs, base.legMs),
     };
   } finally {
     for (const s of sides) {
@@ -115,11 +130,15 @@ export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? pro
 
 export type RevisionsResult = Awaited<ReturnType<typeof benchRevisions>>;
 
+function ratio(r: { median: number; q1: number; q3: number }): string {
+  return `${r.median.toFixed(3)} × (${r.q1.toFixed(3)}–${r.q3.toFixed(3)})`;
+}
+
 export function formatRevisions(r: RevisionsResult): string {
   const line = (s: RevisionsResult['current']) => `${s.revision}: ${s.checked_turn_cpu_ms.toFixed(2)} ms per checked turn, ${s.leg_cpu_ms.toFixed(3)} ms per leg`;
   return (
     `hub CPU, this checkout vs ${r.baseline_ref} (median of ${r.rounds} alternating rounds; ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs per round): ` +
-    `${line(r.current)}; ${line(r.baseline)}; ratio ${r.checked_turn_ratio.toFixed(3)} × per checked turn, ${r.leg_ratio.toFixed(3)} × per leg`
+    `${line(r.current)}; ${line(r.baseline)}; ratio (median of the rounds' ratios, quartiles) ${ratio(r.checked_turn_ratio)} per checked turn, ${ratio(r.leg_ratio)} per leg`
   );
 }
 
