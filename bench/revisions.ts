@@ -4,7 +4,9 @@
  * meant to leave behaviour and cost alone (a refactor), this is the figure that says whether it did.
  * The baseline's server/, bench/support/, profiles/ and prompts/ are taken from git into a temporary folder
  * and compiled like this checkout's; both hubs run in their own processes against one fake router child.
- * Each round measures, for both hubs in alternating order (so drift in the machine's speed falls on both):
+ * Each revision runs as two hubs, spawned this, baseline, baseline, this (a hub's place in the run moved its
+ * figures), and each round measures both revisions in alternating order (so drift in the machine's speed
+ * falls on both), a revision's figure being the mean of its two hubs':
  * - hub CPU per checked turn: blocking single-12b-checked turns on a BENCH_REVISION_RECORDS-record chart;
  * - hub CPU per leg: blocking Answer legs on the 40-record chart of the leg-overhead bench, one at a time.
  * CPU is process.cpuUsage() of the hub child, asked over IPC before and after. Prints the median of the
@@ -77,33 +79,57 @@ function pairedRatio(current: number[], base: number[]): { median: number; q1: n
   return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
 }
 
-interface Side {
-  name: string;
+/** One hub child of one revision. */
+interface Hub {
   hub: SpawnedHub;
   pool: Pool;
+}
+
+interface Side {
+  name: string;
+  /** Two hubs per revision, spawned in the order this, baseline, baseline, this (see HUB_ORDER). */
+  hubs: Hub[];
   turnMs: number[];
   legMs: number[];
+}
+
+/**
+ * Which side each spawned hub belongs to, in spawn order. A hub's place in the run moved its figures by a
+ * few per cent (the first hub spawned read about 4 % cheaper per checked turn than an identical second one),
+ * so each revision gets one early and one late hub, and each round visits them in mirrored order.
+ */
+const HUB_ORDER = [0, 1, 1, 0] as const;
+
+/** Mean hub CPU per request of `side`'s hubs, `n` requests each, one at a time. */
+async function sideCpu(side: Side, payload: string, n: number): Promise<number> {
+  let sum = 0;
+  for (const { hub, pool } of side.hubs) sum += await cpuPerRequest(hub, pool, payload, n);
+  return sum / side.hubs.length;
 }
 
 export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? process.argv[2] ?? 'HEAD') {
   const baseline = extractRevision(ref);
   const router = await spawnFakeRouter({ models: [MODEL] }, productScripts());
-  const sides: Side[] = [];
+  const sides: Side[] = [
+    { name: 'this checkout', hubs: [], turnMs: [], legMs: [] },
+    { name: `baseline ${baseline.commit.slice(0, 10)}`, hubs: [], turnMs: [], legMs: [] },
+  ];
+  const roots = [ROOT, baseline.root];
   try {
-    for (const [name, root] of [['this checkout', ROOT], [`baseline ${baseline.commit.slice(0, 10)}`, baseline.root]] as const) {
-      const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl }, { root });
-      sides.push({ name, hub, pool: new Pool(hub.url, { connections: 1 }), turnMs: [], legMs: [] });
+    for (const i of HUB_ORDER) {
+      const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl }, { root: roots[i] });
+      sides[i].hubs.push({ hub, pool: new Pool(hub.url, { connections: 1 }) });
     }
     const turn = JSON.stringify(productRequest(CHECKED, RECORDS));
     const leg = JSON.stringify({ model: LEG_MODEL, messages: [{ role: 'user', content: LEG_CHART }, { role: 'user', content: QUESTION }] });
     for (const side of sides) {
-      await cpuPerRequest(side.hub, side.pool, turn, WARMUP_TURNS);
-      await cpuPerRequest(side.hub, side.pool, leg, WARMUP_LEGS);
+      await sideCpu(side, turn, WARMUP_TURNS);
+      await sideCpu(side, leg, WARMUP_LEGS);
     }
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
-      for (const side of order) side.turnMs.push(await cpuPerRequest(side.hub, side.pool, turn, TURNS));
-      for (const side of order) side.legMs.push(await cpuPerRequest(side.hub, side.pool, leg, LEGS));
+      for (const side of order) side.turnMs.push(await sideCpu(side, turn, TURNS));
+      for (const side of order) side.legMs.push(await sideCpu(side, leg, LEGS));
     }
     const [current, base] = sides;
     const summary = (s: Side) => ({ revision: s.name, checked_turn_cpu_ms: median(s.turnMs), leg_cpu_ms: median(s.legMs), checked_turn_rounds_ms: s.turnMs, leg_rounds_ms: s.legMs });
@@ -111,6 +137,7 @@ export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? pro
       baseline_ref: ref,
       baseline_commit: baseline.commit,
       rounds: ROUNDS,
+      hubs_per_revision: HUB_ORDER.length / 2,
       turns_per_round: TURNS,
       legs_per_round: LEGS,
       chart_records: RECORDS,
@@ -120,9 +147,9 @@ export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? pro
       leg_ratio: pairedRatio(current.legMs, base.legMs),
     };
   } finally {
-    for (const s of sides) {
-      await s.pool.destroy();
-      await s.hub.stop();
+    for (const { hub, pool } of sides.flatMap((s) => s.hubs)) {
+      await pool.destroy();
+      await hub.stop();
     }
     await router.stop();
   }
@@ -137,7 +164,7 @@ function ratio(r: { median: number; q1: number; q3: number }): string {
 export function formatRevisions(r: RevisionsResult): string {
   const line = (s: RevisionsResult['current']) => `${s.revision}: ${s.checked_turn_cpu_ms.toFixed(2)} ms per checked turn, ${s.leg_cpu_ms.toFixed(3)} ms per leg`;
   return (
-    `hub CPU, this checkout vs ${r.baseline_ref} (median of ${r.rounds} alternating rounds; ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs per round): ` +
+    `hub CPU, this checkout vs ${r.baseline_ref} (median of ${r.rounds} alternating rounds; per round and hub ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs; ${r.hubs_per_revision} hubs per revision): ` +
     `${line(r.current)}; ${line(r.baseline)}; ratio (median of the rounds' ratios, quartiles) ${ratio(r.checked_turn_ratio)} per checked turn, ${ratio(r.leg_ratio)} per leg`
   );
 }
