@@ -110,7 +110,7 @@ describe('npm run eval --scripted over eval/scenarios', () => {
     const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script[^>]+src=/i);
     expect(html).not.toMatch(/<link[^>]+href=/i);
-    const rendered = await renderReport(path.join(out, 'report.html'), 'scripted-report.png');
+    const rendered = await renderReport(path.join(out, 'report.html'), 'scripted-report');
     expect(rendered.pageErrors).toEqual([]);
     expect(rendered.networkRequests).toEqual([]);
     expect(rendered.canvases).toBe(6);
