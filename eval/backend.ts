@@ -41,7 +41,8 @@ export async function startBackend(opts: BackendOptions): Promise<EvalBackend> {
     PORT: '0',
     HOST: '127.0.0.1',
     TEAM_TRACE_DIR: opts.traceDir,
-    LOG_LEVEL: opts.env.LOG_LEVEL ?? 'warn',
+    // Start-up notices (knowledge keys, the drug-safety package) would interleave with the progress bar.
+    LOG_LEVEL: opts.env.LOG_LEVEL ?? 'error',
     // "Today" for the temporal checks: each chart's newest record unless the environment fixes one.
     HUB_ANCHOR: opts.env.HUB_ANCHOR ?? 'latest_record',
   };
