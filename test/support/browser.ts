@@ -1,10 +1,10 @@
 /**
  * Headless Chromium for browser tests: Debian's chromium (installed by .ci/run when missing) driven by
  * playwright-core, never a browser Playwright downloads. The flags keep it off the network this machine
- * closes (background fetches, component updates, sync) and give each launch its own empty profile.
+ * closes (background fetches, component updates, sync). Each launch gets its own empty profile from
+ * playwright itself (a temporary user data dir it removes on close: `launch` refuses `--user-data-dir`).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
@@ -20,22 +20,12 @@ export interface LaunchedBrowser {
 
 export async function launchChromium(): Promise<LaunchedBrowser> {
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-chromium-'));
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  return {
-    browser,
-    async close() {
-      try {
-        await browser.close();
-      } finally {
-        fs.rmSync(profile, { recursive: true, force: true });
-      }
-    },
-  };
+  return { browser, close: () => browser.close() };
 }
 
 /** A screenshot path under ARTEFACTS_DIR/<group>/, the folder made if needed. */
