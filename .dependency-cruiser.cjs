@@ -7,7 +7,7 @@
 const FLOORS = [
   { name: 'wiring', path: '^server/(main|app)\\.ts$' },
   { name: 'http', path: '^server/http/' },
-  { name: 'endpoint families', path: '^server/(chat|catalyst|knowledge)/' },
+  { name: 'endpoint families', path: '^server/(chat|catalyst|knowledge|console)/' },
   { name: 'engine', path: '^server/engine/' },
   { name: 'context, checks, llm', path: '^server/(context|checks|llm)/' },
   { name: 'profiles, trace, metrics', path: '^server/(profiles/|trace/|metrics\\.ts$)' },
@@ -32,7 +32,7 @@ const floorRules = FLOORS.slice(1).map((floor, i) => ({
  * Type-only imports count too: a type is part of what a folder offers.
  */
 const DOORS = [
-  'answer', 'catalyst', 'chat', 'config', 'context', 'engine', 'http', 'knowledge', 'llm', 'profiles', 'trace', 'wire',
+  'answer', 'catalyst', 'chat', 'config', 'console', 'context', 'engine', 'http', 'knowledge', 'llm', 'profiles', 'trace', 'wire',
   'checks/contracts', 'checks/drug-safety', 'checks/grounding', 'checks/review', 'checks/temporal',
 ];
 

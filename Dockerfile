@@ -6,6 +6,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY server ./server
 COPY clients ./clients
+COPY console ./console
+COPY scripts/build-console.js ./scripts/
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

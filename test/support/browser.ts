@@ -2,7 +2,7 @@
  * Headless Chromium for browser tests: Debian's chromium (installed by .ci/run when missing) driven by
  * playwright-core, never a browser Playwright downloads. The flags keep it off the network this machine
  * closes (background fetches, component updates, sync). Each launch gets its own empty profile from
- * Playwright itself (a fresh temporary user data dir; `launch` refuses a `--user-data-dir` flag).
+ * playwright itself (a temporary user data dir it removes on close: `launch` refuses `--user-data-dir`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,12 +25,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  return {
-    browser,
-    async close() {
-      await browser.close();
-    },
-  };
+  return { browser, close: () => browser.close() };
 }
 
 /** A screenshot path under ARTEFACTS_DIR/<group>/, the folder made if needed. */
