@@ -14,7 +14,7 @@ import { jsonBody } from './wire';
 import { accessLog, apiKeyAuth, cors, notFound, unhandledError, requestId, buildOpenApi, mountMeta, mountAdmin, mountMetrics, pathGate, preconnectModelBackend } from './http';
 import { chatRouter } from './chat';
 import { CATALYST_PATH_PREFIX, catalystRouter } from './catalyst';
-import { consoleRouter } from './console';
+import { CONSOLE_PATH, consoleRouter } from './console';
 
 export interface AppDeps {
   config: Config;
@@ -47,8 +47,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestId, cors, accessLog(deps.logger, deps.metrics ?? null));
   // Mounted before the hub's key check: knowledge clients authenticate with their own lsk_ keys.
   if (deps.knowledge) app.use(pathGate(deps.knowledge.routes, { paths: KNOWLEDGE_ALL_PATHS }));
-  // The console's static shell holds no data, so a browser can load it before a key is typed; its API calls carry the key.
-  app.use(consoleRouter());
+  // The console's static shell holds no data, so a browser can load it before a key is typed; its API calls carry
+  // the key. Gated by path, so API requests do not walk its router.
+  app.use(pathGate(consoleRouter(), { prefixes: [CONSOLE_PATH] }));
   app.use(apiKeyAuth(deps.config.apiKeyHashes));
   app.use(preconnectModelBackend(deps.router));
   app.use(...jsonBody({ limit: deps.config.maxBodyBytes }));
