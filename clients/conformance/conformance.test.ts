@@ -15,6 +15,7 @@ import type { ConformanceCase, Observation } from './case';
 import { startCaseWorld, type CaseWorld } from './world';
 import { runCase } from '../js/conformance-runner';
 import { traceLines, useRouterAndHub } from '../../test/support/hub';
+import { readmeExample, runProcess } from '../../test/support/run-process';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CASES: ConformanceCase[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'cases.json'), 'utf8'));
@@ -179,27 +180,6 @@ describe.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, testCase) =>
   }
 });
 
-/** The first ```java block of clients/java/README.md's "Example" section, verbatim. */
-function javaReadmeExample(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'clients/java/README.md'), 'utf8');
-  const match = /```java\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Example')));
-  if (!match) throw new Error('clients/java/README.md has no java example under "## Example"');
-  return match[1];
-}
-
-/** Runs `java` without blocking this process (the hub it talks to lives here). */
-function runJava(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('java', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("the Java client's README example", () => {
   const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
   const ANSWER = 'Weight decreased from 74 kg on 2026-01-10 [2] to 71 kg on 2026-03-02 [1].';
@@ -211,9 +191,9 @@ describe("the Java client's README example", () => {
     );
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-java-example-'));
     try {
-      fs.writeFileSync(path.join(dir, 'Example.java'), javaReadmeExample());
+      fs.writeFileSync(path.join(dir, 'Example.java'), readmeExample(path.join(ROOT, 'clients/java/README.md'), 'java'));
       const jar = path.join(ROOT, 'clients/java/target/med-agent-hub-client-0.1.0.jar');
-      const { code, stdout, stderr } = await runJava(['-cp', jar, path.join(dir, 'Example.java')], { HUB_URL: ctx.hub.url });
+      const { code, stdout, stderr } = await runProcess('java', ['-cp', jar, path.join(dir, 'Example.java')], { env: { HUB_URL: ctx.hub.url } });
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout.split('\n')).toContain(`answer_done: ${ANSWER}`);
       expect(stdout).toContain(`${ANSWER} cites [2, 1]`);

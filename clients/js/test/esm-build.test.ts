@@ -3,37 +3,16 @@
  * real Node ESM process (not jest's transform). The README's example runs exactly as written against a
  * live hub, and a failure arrives as the exported error class.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, useRouterAndHub } from '../../../test/support/hub';
+import { readmeExample, runProcess as run } from '../../../test/support/run-process';
 
 const PACKAGE = path.join(ROOT, 'clients/js');
 const ANSWER = 'Weight decreased from 74 kg on 2026-01-10 [2] to 71 kg on 2026-03-02 [1].';
 const CLAIM = 'The most recent weight is 71 kg [1].';
-
-/** The first ```js block of the README's "Example" section, verbatim. */
-function readmeExample(): string {
-  const readme = fs.readFileSync(path.join(PACKAGE, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Example'));
-  const match = /```js\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error('clients/js/README.md has no js example under "## Example"');
-  return match[1];
-}
-
-function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // Asynchronous: the hub the child talks to runs in this process.
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('the ESM build in a real Node process', () => {
   const ctx = useRouterAndHub({ env: { HUB_ANCHOR: '2026-03-10' } });
@@ -62,7 +41,7 @@ describe('the ESM build in a real Node process', () => {
 
   test("the README's example runs as written and prints the staged answer", async () => {
     ctx.router.script({ match: { contains: 'DIRECT ANSWER' }, content: JSON.stringify({ claims: [CLAIM] }) }, { content: JSON.stringify({ answer: ANSWER, citations: [2, 1], blocks: [] }) });
-    fs.writeFileSync(path.join(app, 'example.mjs'), readmeExample());
+    fs.writeFileSync(path.join(app, 'example.mjs'), readmeExample(path.join(PACKAGE, 'README.md'), 'js'));
     const { code, stdout, stderr } = await run(process.execPath, ['example.mjs'], { cwd: app, env: { HUB_URL: ctx.hub.url } });
     expect(stderr).toBe('');
     expect(code).toBe(0);
