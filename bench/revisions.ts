@@ -33,12 +33,12 @@ const LEGS = Number(process.env.BENCH_REVISION_LEGS ?? 600);
 const RECORDS = Number(process.env.BENCH_REVISION_RECORDS ?? 365);
 const WARMUP_TURNS = 40;
 const WARMUP_LEGS = 1000;
-const CHECKED = 'single-12b-checked';
+export const CHECKED = 'single-12b-checked';
 /** What the baseline needs of its own tree to run as a hub child. */
 const TREE_PARTS = ['server', 'bench/support', 'profiles', 'prompts', 'package.json'];
 
 /** The baseline's sources, extracted from git into a temporary folder (removed at exit). */
-function extractRevision(ref: string): { root: string; commit: string } {
+export function extractRevision(ref: string): { root: string; commit: string } {
   const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-baseline-'));
   process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
@@ -47,7 +47,7 @@ function extractRevision(ref: string): { root: string; commit: string } {
   return { root, commit };
 }
 
-async function post(pool: Pool, payload: string): Promise<void> {
+export async function post(pool: Pool, payload: string): Promise<void> {
   const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: payload });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);
@@ -62,14 +62,14 @@ async function cpuPerRequest(hub: SpawnedHub, pool: Pool, payload: string, n: nu
 }
 
 /** The `q` quantile (0..1) of `xs`, linear between the closest ranks. */
-function quantile(xs: number[], q: number): number {
+export function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   const at = (s.length - 1) * q;
   const lo = Math.floor(at);
   return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   return quantile(xs, 0.5);
 }
 

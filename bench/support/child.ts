@@ -49,13 +49,16 @@ export interface SpawnOptions {
   /** false: the child sees only `env` and PATH, HOME, TMPDIR, TZ of this process (a test's hub must not read the shell's HUB_* or LLM_*). */
   inheritEnv?: boolean;
   readyTimeoutMs?: number;
+  /** A command the child runs under (e.g. valgrind and its options): `wrapper… node <nodeArgs…>`, same pid. */
+  wrapper?: string[];
 }
 
 const BASE_ENV = ['PATH', 'HOME', 'TMPDIR', 'TZ'];
 
 /** Spawns `node <nodeArgs…>` with stdout piped (for READY) and an IPC channel. */
 export async function spawnBenchChild(nodeArgs: string[], opts: SpawnOptions = {}): Promise<BenchChild> {
-  const child = spawn(process.execPath, nodeArgs, {
+  const [command, ...prefix] = opts.wrapper?.length ? [...opts.wrapper, process.execPath] : [process.execPath];
+  const child = spawn(command, [...prefix, ...nodeArgs], {
     cwd: ROOT,
     env: { ...(opts.inheritEnv === false ? Object.fromEntries(BASE_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]])) : process.env), ...opts.env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

@@ -108,7 +108,7 @@ export async function scrapeLoopLag(hubUrl: string): Promise<LoopLag> {
  * A hub child on loopback, configured from `env` (LLM_BASE_URL at least), tracing into a temporary directory.
  * `opts.root`: run the hub of another source tree (a baseline revision), with its own profiles and prompts.
  */
-export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean; inheritEnv?: boolean; root?: string } = {}): Promise<SpawnedHub> {
+export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: boolean; inheritEnv?: boolean; root?: string; wrapper?: string[]; readyTimeoutMs?: number } = {}): Promise<SpawnedHub> {
   const root = opts.root ?? ROOT;
   const entry = buildHubJs(root);
   const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-trace-'));
@@ -120,6 +120,8 @@ export async function spawnHub(env: Record<string, string>, opts: { exposeGc?: b
     const flags = [...productNodeFlags(root), ...prof, ...(opts.exposeGc ? ['--expose-gc'] : []), ...extra];
     const child = await spawnBenchChild([...flags, entry], {
       inheritEnv: opts.inheritEnv,
+      wrapper: opts.wrapper,
+      readyTimeoutMs: opts.readyTimeoutMs,
       env: {
         PORT: '0',
         HOST: '127.0.0.1',
