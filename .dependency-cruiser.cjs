@@ -32,7 +32,7 @@ const floorRules = FLOORS.slice(1).map((floor, i) => ({
  * Type-only imports count too: a type is part of what a folder offers.
  */
 const DOORS = [
-  'answer', 'catalyst', 'chat', 'config', 'console', 'context', 'engine', 'http', 'knowledge', 'llm', 'profiles', 'trace', 'wire',
+  'answer', 'catalyst', 'chat', 'config', 'console', 'context', 'engine', 'http', 'knowledge', 'llm', 'llm/backend-map', 'profiles', 'trace', 'wire',
   'checks/contracts', 'checks/drug-safety', 'checks/grounding', 'checks/review', 'checks/temporal',
 ];
 

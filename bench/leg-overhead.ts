@@ -9,6 +9,8 @@
  * its own process, undici upstream), i.e. what one extra HTTP hop costs on this machine.
  * Writes bench/results/leg-overhead.json.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { loadConfig } from '../server/config';
@@ -42,6 +44,11 @@ const WARMUP = Number(process.env.BENCH_LEG_WARMUP ?? 1000);
  */
 const ROUNDS = Number(process.env.BENCH_LEG_ROUNDS ?? 4);
 const CONCURRENCY = [1, 32] as const;
+/**
+ * BENCH_LEG_BACKENDS=1: the hub reaches the same router through a one-entry LLM_BACKENDS file (issue #32)
+ * instead of LLM_BASE_URL, so a run of each shows what the map costs a leg (results: leg-overhead-backends.json).
+ */
+const VIA_MAP = process.env.BENCH_LEG_BACKENDS === '1';
 export const HUB_MODEL = 'answer:gemma-4-12b@synthesis-chartsearchai~off~temp0';
 
 interface Timed {
@@ -143,13 +150,22 @@ export function legTargetRows(rows: LegOverheadRow[]): TargetRow[] {
   return out;
 }
 
+/** An LLM_BACKENDS file sending the leg's model to `baseUrl` (removed at exit). */
+function oneEntryMap(baseUrl: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-bench-backends-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'backends.yaml');
+  fs.writeFileSync(file, `models:\n  gemma-4-12b: { base_url: "${baseUrl}" }\n`);
+  return file;
+}
+
 export async function benchLegOverhead(requests = 400): Promise<LegOverheadRow[]> {
   const messages = [{ role: 'user', content: CHART }, { role: 'user', content: 'What is the latest weight?' }];
   // The baseline sends the router exactly what the hub sends it (temporal facts, prompt, sampling),
   // so both sides cost the router the same and the difference is the hub's own work.
   const routerBody = await capturedRouterRequest({ model: HUB_MODEL, messages });
   const router = await spawnFakeRouter({ models: ['gemma-4-12b'], defaultReply: { content: ANSWER } });
-  const hub = await spawnHub({ LLM_BASE_URL: router.baseUrl, ROUTER_MAX_CONCURRENCY: '64' });
+  const hub = await spawnHub({ ...(VIA_MAP ? { LLM_BACKENDS: oneEntryMap(router.baseUrl) } : { LLM_BASE_URL: router.baseUrl }), ROUTER_MAX_CONCURRENCY: '64' });
   const proxy = await spawnBenchChild(['-r', REGISTER_TS, path.join(__dirname, 'support/passthrough-proxy.ts'), router.baseUrl]);
   const rows: LegOverheadRow[] = [];
   try {
@@ -238,12 +254,12 @@ export function formatLegOverhead(rows: LegOverheadRow[]): string {
     ...legTargetRows(rows).map((t) => `${t.target}: ${t.figure} (${t.baseline}): ${verdict(t.holds)}`),
     c1 ? `hub CPU per leg ${f(c1.hub_cpu_per_request_ms)} ms (proxy ${f(c1.proxy_cpu_per_request_ms ?? NaN)}, ratio ${(c1.hub_cpu_per_request_ms / (c1.proxy_cpu_per_request_ms ?? NaN)).toFixed(2)}×)` : '',
   ].filter(Boolean);
-  return `leg overhead (Answer leg, zero-delay router, ${WARMUP} warm-up legs per target, then ${rows.map((r) => `${r.mode} c${r.concurrency} ${r.requests}`).join(', ')} timed legs in ${ROUNDS} rounds alternating router, hub and proxy; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
+  return `leg overhead${VIA_MAP ? ' through a one-entry LLM_BACKENDS map' : ''} (Answer leg, zero-delay router, ${WARMUP} warm-up legs per target, then ${rows.map((r) => `${r.mode} c${r.concurrency} ${r.requests}`).join(', ')} timed legs in ${ROUNDS} rounds alternating router, hub and proxy; hub and router in their own processes): ${rows.map(row).join('; ')}\n  targets: ${targets.join('; ')}`;
 }
 
 export async function runLegOverheadBench(): Promise<LegOverheadRow[]> {
   const rows = await benchLegOverhead();
-  writeResult('leg-overhead', { rows });
+  writeResult(VIA_MAP ? 'leg-overhead-backends' : 'leg-overhead', { rows });
   return rows;
 }
 

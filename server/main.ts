@@ -49,7 +49,8 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'), 'trace.jsonl', config.traceFlushMs);
   const turns = { active: 0, started: 0 };
-  const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState() });
+  const mapped = backend.status().backends ? () => (backend.status().backends ?? []).map((b) => ({ name: b.name, inFlight: b.in_flight, queued: b.queued, healthy: b.health !== 'unhealthy' && b.health !== 'probing' })) : undefined;
+  const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState(), backends: mapped });
   // QueryStore registers only when configured (never a start-up dependency: nothing is fetched here).
   const querystore = config.querystore ? createQuerystore(config.querystore, { metrics }) : null;
   const stopping = new AbortController();

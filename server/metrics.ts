@@ -29,6 +29,12 @@ export interface SlotGauges {
   queued: number;
 }
 
+/** One backend of the LLM_BACKENDS map at a scrape (names come from the file: a closed set). */
+export interface BackendGauges extends SlotGauges {
+  name: string;
+  healthy: boolean;
+}
+
 export interface TurnObservation {
   profile: string;
   /** Seconds from the start of the turn to `answer_done`, when the turn reached it. */
@@ -59,7 +65,7 @@ export interface QuerystoreObservation {
 const QS_CACHE = new Set(['miss', 'not_modified', 'refreshed', 'failed']);
 const QS_PART = new Set(['ok', 'failed', 'skipped']);
 
-export function createMetrics(opts: { profileIds: readonly string[]; slots: () => SlotGauges }): HubMetrics {
+export function createMetrics(opts: { profileIds: readonly string[]; slots: () => SlotGauges; backends?: () => readonly BackendGauges[] }): HubMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'hub_' });
   const profiles = new Set(opts.profileIds);
@@ -80,6 +86,15 @@ export function createMetrics(opts: { profileIds: readonly string[]; slots: () =
   new Gauge({ name: 'hub_querystore_cache_bytes', help: 'Bytes of the patient ledgers held in the QueryStore cache.', registers: [registry], collect() { this.set(qsCache?.().bytes ?? 0); } });
   new Gauge({ name: 'hub_router_queue_depth', help: 'Model calls waiting for a router slot.', registers: [registry], collect() { this.set(opts.slots().queued); } });
   new Gauge({ name: 'hub_router_in_flight', help: 'Model calls holding a router slot.', registers: [registry], collect() { this.set(opts.slots().inFlight); } });
+  const backends = opts.backends;
+  if (backends) {
+    // LLM_BACKENDS only: each backend's own slots and health (hub_router_* above are their sums).
+    const each = (name: string, help: string, read: (b: BackendGauges) => number) =>
+      new Gauge({ name, help, labelNames: ['backend'], registers: [registry], collect() { for (const b of backends()) this.set({ backend: b.name }, read(b)); } });
+    each('hub_backend_in_flight', 'Model calls holding a slot of this backend (LLM_BACKENDS).', (b) => b.inFlight);
+    each('hub_backend_queue_depth', 'Model calls waiting for a slot of this backend (LLM_BACKENDS).', (b) => b.queued);
+    each('hub_backend_healthy', '1 while the backend is healthy; 0 after a failure that never reached a model, until a call or discovery gets an answer (LLM_BACKENDS).', (b) => (b.healthy ? 1 : 0));
+  }
 
   return {
     registry,

@@ -29,7 +29,7 @@ export function catalystOpenApiPaths(): Record<string, unknown> {
     '/v1/hub/query-profiles': {
       get: {
         summary: 'Catalyst query profiles: role models, knobs, policies, profileEvidence (RFC 8785 profileDigest), live availability and the backend inventory.',
-        responses: { '200': { description: '{object: "list", data: [...], backend: {contract_version: "med-agent-hub.backend-model-inventory.v1", catalog_reachable, advertised_model_ids}}' } },
+        responses: { '200': { description: '{object: "list", data: [...], backend: {contract_version: "med-agent-hub.backend-model-inventory.v1", catalog_reachable, advertised_model_ids, notes?, served_by? (LLM_BACKENDS: model id → backend names), backends? (LLM_BACKENDS: [{name, type, url?, reachable}])}}' } },
       },
     },
     '/v1/hub/query-profiles/{profile}/roles/{role}/generate': {

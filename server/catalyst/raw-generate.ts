@@ -8,10 +8,9 @@
 import type { Request, Response } from 'express';
 import { GenerationCancelledError, HubError, isAbortError } from '../errors';
 import { sendError, chatCompletion } from '../wire';
-import type { ChatRequest, RouterClient } from '../llm';
+import { reframedChunks, type ChatRequest, type RouterClient } from '../llm';
 import { advertisedModels, type AdvertisedModels } from './advertised-models';
 import { parseRawGenerateRequest, type RawGenerateBody } from './request-schemas';
-import { reframedChunks } from './reframe-stream';
 
 export interface RawGenerateDeps {
   router: RouterClient;

@@ -4,6 +4,7 @@
  * through its row of the one table (variables.ts); this module assembles the rows into `Config`, with the
  * rules that tie several variables together.
  */
+import { loadBackendMap, type BackendMapConfig } from './backend-map';
 import { knowledgeSettings, type KnowledgeConfig } from './knowledge';
 import { knowledgeSourceSettings, type KnowledgeSourceSettings } from './knowledge-source';
 import { ConfigError, raw, type Env, type ReadContext } from './read';
@@ -17,6 +18,11 @@ export interface Config {
   /** The router's base URL; '' on the embedded backend. */
   llmBaseUrl: string;
   llmApiKey: string;
+  /**
+   * LLM_BACKENDS: each model id on its own backend (routers, replicas, the embedded engine), or null for the
+   * one backend above. With a map, `llmBackend`/`llmBaseUrl` only say where models the map does not name go.
+   */
+  llmBackends: BackendMapConfig | null;
   /** The embedded engine's settings (read on every backend, used on `embedded`). */
   embedded: EmbeddedConfig;
   llmTemperature: number;
@@ -134,6 +140,19 @@ function backend(env: Env, read: Read): Pick<Config, 'llmBackend' | 'llmBaseUrl'
   return { llmBackend: 'router', llmBaseUrl: read('LLM_BASE_URL') };
 }
 
+/** LLM_BACKENDS read whole (file, entries, the variables its api_key_env entries name), or null when unset. */
+function backendMap(env: Env, read: Read, single: Pick<Config, 'llmBackend' | 'llmBaseUrl'>): BackendMapConfig | null {
+  const file = read('LLM_BACKENDS');
+  if (file === null) return null;
+  return loadBackendMap(file, env, {
+    ...single,
+    explicitBackend: read('LLM_BACKEND') !== 'auto' || raw(env, 'LLM_BASE_URL') !== undefined,
+    llmApiKey: read('LLM_API_KEY'),
+    maxConcurrency: read('ROUTER_MAX_CONCURRENCY'),
+    maxQueue: read('ROUTER_MAX_QUEUE'),
+  });
+}
+
 function embedded(read: Read): EmbeddedConfig {
   const prefixReuse = read('EMBEDDED_PREFIX_REUSE');
   return {
@@ -164,12 +183,14 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
   const read: Read = (name) => readVariable(ctx, name);
   const logLevel = read('LOG_LEVEL');
   const host = read('HOST');
+  const single = backend(env, read);
   return {
     port: read('PORT'),
     host,
-    ...backend(env, read),
+    ...single,
     embedded: embedded(read),
     llmApiKey: read('LLM_API_KEY'),
+    llmBackends: backendMap(env, read, single),
     llmTemperature: read('LLM_TEMPERATURE'),
     llmMaxTokens: read('LLM_MAX_TOKENS'),
     llmProvider: read('LLM_PROVIDER'),

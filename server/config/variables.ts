@@ -152,6 +152,7 @@ export const VARIABLES = {
   LLM_BACKEND: v('auto', 'router | embedded | auto: auto uses the llama.cpp router when LLM_BASE_URL is set, else the embedded engine over MODELS_DIR.', choice('auto', ['router', 'embedded', 'auto'], 'router, embedded or auto')),
   LLM_BASE_URL: v('(unset; http://localhost:8077 with LLM_BACKEND=router)', 'Base URL of the llama.cpp router (without /v1). Setting it selects the router backend under LLM_BACKEND=auto.', url('http://localhost:8077')),
   LLM_API_KEY: v('(empty)', 'Bearer key sent to the router; sent only when non-empty.', text('')),
+  LLM_BACKENDS: v('(unset: one backend)', 'YAML or JSON file mapping each model id to its own backend: {base_url, api_key_env?, name?, max_concurrency?, max_queue?}, a list of them (replicas: least-busy choice, failover for calls that never reached a model) or embedded. Models it does not name go to LLM_BASE_URL (or the embedded engine with LLM_BACKEND=embedded), else are not served.', optionalPath),
   LLM_TEMPERATURE: v('0.2', 'Temperature for model calls that have no profile or request temperature.', number(0.2, { min: 0 })),
   LLM_MAX_TOKENS: v('2000', 'max_tokens for model calls when neither the request nor the profile sets one.', number(2000, { min: 1, integer: true })),
   LLM_PROVIDER: v('med-agent-hub', 'providerId reported in Catalyst profile evidence (clients.md §5 fixture: med-agent-hub).', text('med-agent-hub')),

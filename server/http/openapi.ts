@@ -45,7 +45,7 @@ export function buildOpenApi(version: string, levelsSchema: unknown) {
       '/v1/models': {
         get: {
           summary: 'Profiles with live availability and the backend inventory.',
-          responses: { '200': { description: 'Profile list: the catalogue in yaml order (exactly one available product profile has default: true, or none), then each alias with the profile\'s facts, alias_of: <profile id> and default: false' } },
+          responses: { '200': { description: 'Profile list: the catalogue in yaml order (exactly one available product profile has default: true, or none), then each alias with the profile\'s facts, alias_of: <profile id> and default: false; backend: the inventory {contract_version, catalog_reachable, advertised_model_ids, notes?, served_by?, backends?} (served_by and backends with LLM_BACKENDS: which backend serves each model, and each backend\'s reachability)' } },
         },
       },
       '/health': { get: { summary: 'Liveness (always 200).', responses: { '200': { description: 'healthy' } } } },

@@ -1,22 +1,19 @@
 /**
  * Backend selection (decision 25): the HTTP llama.cpp router or the embedded engine, behind the one
- * router-client interface. Only this module and main know which runs; nothing above server/llm/ does.
+ * router-client interface — or, with LLM_BACKENDS, a map of model ids to several of them (backend-map/).
+ * Only this module and main know which runs; nothing above server/llm/ does.
  */
 import type { Config } from '../config';
 import { reduceUrl } from '../sanitize';
-import type { BackendStatus } from './backend-status';
+import { createMappedBackend } from './backend-map';
+import type { ModelBackend } from './backend-status';
 import { createRouterClient } from './router-client';
-import type { RouterClient } from './types';
 
-export interface ModelBackend {
-  client: RouterClient;
-  /** `wanted`: the model ids the profiles need; the embedded engine says where each one it lacks goes. */
-  status(wanted?: readonly string[]): BackendStatus;
-  /** One line for the start-up message. */
-  describe(): string;
-}
+export type { ModelBackend } from './backend-status';
 
 export function createModelBackend(config: Config): ModelBackend {
+  // LLM_BACKENDS: each model on its own backend; without it, exactly the one backend below (wire unchanged).
+  if (config.llmBackends) return createMappedBackend(config, config.llmBackends);
   if (config.llmBackend === 'embedded') {
     // Loaded only on this backend: a hub in front of a router never needs the engine or its template renderer.
     const { createEmbeddedEngine } = require('./embedded') as typeof import('./embedded');

@@ -7,6 +7,7 @@ export type { BackendStatus } from './backend-status';
 export { createModelBackend } from './backend';
 export { createFitBounds, type AnswerAnchor, type FitBounds } from './fit-bound';
 export { availability, backendInventory, type Availability } from './model-availability';
+export { reframedChunks } from './reframe-stream';
 export { createRouterClient } from './router-client';
 export { transportCode } from './router-errors';
 export { blockMessage, blockParts, prepareBody, SharedBlock } from './shared-block';

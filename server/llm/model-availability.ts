@@ -34,6 +34,14 @@ export function availability(profile: Profile, inv: ModelInventory): Availabilit
   return { available: reasons.length === 0, reasons, details };
 }
 
+/** The versioned inventory object; `served_by` and `backends` only with LLM_BACKENDS (one backend: the wire as before). */
 export function backendInventory(inv: ModelInventory) {
-  return { contract_version: INVENTORY_CONTRACT, catalog_reachable: inv.reachable, advertised_model_ids: [...inv.ids], ...(inv.notes?.length ? { notes: [...inv.notes] } : {}) };
+  return {
+    contract_version: INVENTORY_CONTRACT,
+    catalog_reachable: inv.reachable,
+    advertised_model_ids: [...inv.ids],
+    ...(inv.notes?.length ? { notes: [...inv.notes] } : {}),
+    ...(inv.servedBy ? { served_by: inv.servedBy } : {}),
+    ...(inv.backends ? { backends: inv.backends.map((b) => ({ ...b })) } : {}),
+  };
 }

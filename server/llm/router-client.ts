@@ -12,12 +12,13 @@ import { closePool, Pool } from './undici-pool';
 import { warmConnector, type WarmConnector } from './warm-connector';
 import { linkedAbort } from './abort-link';
 import { createParser } from 'eventsource-parser';
-import { HubError, isAbortError } from '../errors';
+import { HubError, isAbortError, RouterBusyError, RouterTimeoutError } from '../errors';
 import { trimEndChars } from '../text-scan';
 import { encodeJsonBody, prepareBody } from './shared-block';
 import { LoopSlice } from '../event-loop';
 import { SlotSemaphore, abortErrorFrom, withEvidence, type Release } from './slots';
 import { RouterAdmission } from './router-admission';
+import { markUndelivered, undeliveredStatus } from './undelivered';
 import {
   isLoadingModel, mapRouterHttpError, mapTransportError, parseRouterErrorBody,
   routerBodyTooLarge, routerUnavailable, streamFailed, tokenizationUnavailable, truncate,
@@ -218,7 +219,13 @@ class LlamaRouterClient implements RouterClient {
   /** Acquires a slot for a model call and mirrors it into the caller's evidence; the returned release is idempotent. */
   private async takeSlot(model: string, opts: CallOptions): Promise<Slot> {
     const t0 = performance.now();
-    const release = withEvidence(await this.admission.call(model, opts.signal), opts.slots);
+    let granted: Release;
+    try {
+      granted = await this.admission.call(model, opts.signal);
+    } catch (err) {
+      throw queueFull(err);
+    }
+    const release = withEvidence(granted, opts.slots);
     return { release: stillWanted(release, opts.signal), waitMs: performance.now() - t0 };
   }
 
@@ -247,6 +254,15 @@ class LlamaRouterClient implements RouterClient {
     return mapTransportError(err, this.baseUrl, midStream);
   }
 
+  /**
+   * A failure before any response headers: the request never reached a model (undelivered.ts), unless the
+   * caller gave up or the router went silent with the request in hand (an idle timeout).
+   */
+  private failBeforeHeaders(err: unknown, callerSignal: AbortSignal | undefined): unknown {
+    const mapped = this.fail(err, callerSignal, false);
+    return mapped instanceof HubError && !(mapped instanceof RouterTimeoutError) ? markUndelivered(mapped, true) : mapped;
+  }
+
   /** Buffers a body up to the byte cap; transport errors are mapped (mid-response when `midStream`). */
   private async readText(body: ResponseBody, callerSignal: AbortSignal | undefined, midStream: boolean): Promise<string> {
     try {
@@ -263,13 +279,20 @@ class LlamaRouterClient implements RouterClient {
       try {
         res = await this.send('POST', '/v1/chat/completions', body, signal);
       } catch (err) {
-        throw this.fail(err, callerSignal, false);
+        throw this.failBeforeHeaders(err, callerSignal);
       }
       if (ok(res.statusCode)) return res.body;
-      const text = await this.readText(res.body, callerSignal, false);
+      // Not a 2xx: no model output came or will come; a 429/502/503 says the router did not run the call.
+      const refused = undeliveredStatus(res.statusCode);
+      const text = await this.readText(res.body, callerSignal, false).catch((err: unknown) => {
+        throw refused ? markUndelivered(err, refused.backendFault) : err;
+      });
       const parsed = parseRouterErrorBody(text);
-      if (!isLoadingModel(res.statusCode, parsed)) throw mapRouterHttpError(res.statusCode, text, res.headers, model);
-      if (attempt > this.loadingRetries) throw routerUnavailable(attempt);
+      if (!isLoadingModel(res.statusCode, parsed)) {
+        const mapped = mapRouterHttpError(res.statusCode, text, res.headers, model);
+        throw refused ? markUndelivered(mapped, refused.backendFault) : mapped;
+      }
+      if (attempt > this.loadingRetries) throw markUndelivered(routerUnavailable(attempt), true);
       await delay(this.loadingRetryDelayMs, undefined, { signal }).catch((err: unknown) => {
         throw this.fail(err, callerSignal, false);
       });
@@ -310,7 +333,13 @@ class LlamaRouterClient implements RouterClient {
    * caller's slot evidence. One retry on a transport error, never on HTTP errors or abort (§5.7).
    */
   private async auxCall(path: string, body: { model: string }, signal?: AbortSignal): Promise<{ status: number; text: string }> {
-    const release = stillWanted(await this.admission.aside(body.model, signal), signal);
+    let granted: Release;
+    try {
+      granted = await this.admission.aside(body.model, signal);
+    } catch (err) {
+      throw queueFull(err);
+    }
+    const release = stillWanted(granted, signal);
     try {
       return await this.auxAttempts(path, body, signal);
     } finally {
@@ -327,7 +356,10 @@ class LlamaRouterClient implements RouterClient {
         if (signal?.aborted) throw abortErrorFrom(signal);
         if (attempt < 2 && !(err instanceof HubError) && !isAbortError(err)) continue;
         const mapped = this.fail(err, signal, false);
-        throw mapped instanceof HubError ? tokenizationUnavailable(`The model router's ${path} is unavailable: ${mapped.message}`) : mapped;
+        if (!(mapped instanceof HubError)) throw mapped;
+        const unavailable = tokenizationUnavailable(`The model router's ${path} is unavailable: ${mapped.message}`);
+        // No answer came: another replica may give it (an aside runs no model; it is safe to send again).
+        throw mapped instanceof RouterTimeoutError ? unavailable : markUndelivered(unavailable, true);
       }
     }
   }
@@ -335,7 +367,9 @@ class LlamaRouterClient implements RouterClient {
   private auxParse(path: string, res: { status: number; text: string }): unknown {
     if (!ok(res.status)) {
       const msg = parseRouterErrorBody(res.text).message;
-      throw tokenizationUnavailable(`The model router's ${path} answered HTTP ${res.status}${msg ? `: ${truncate(msg)}` : ''}`);
+      const err = tokenizationUnavailable(`The model router's ${path} answered HTTP ${res.status}${msg ? `: ${truncate(msg)}` : ''}`);
+      const refused = undeliveredStatus(res.status);
+      throw refused ? markUndelivered(err, refused.backendFault) : err;
     }
     try {
       return JSON.parse(res.text);
@@ -347,6 +381,11 @@ class LlamaRouterClient implements RouterClient {
   private async auxJson(path: string, body: { model: string }, signal?: AbortSignal): Promise<unknown> {
     return this.auxParse(path, await this.auxCall(path, body, signal));
   }
+}
+
+/** The hub's own queue for this backend is full: nothing was sent, another replica may take the call. */
+function queueFull(err: unknown): unknown {
+  return err instanceof RouterBusyError ? markUndelivered(err, false) : err;
 }
 
 /** A slot granted in the same tick the caller gave up is handed straight back. */

@@ -70,6 +70,10 @@ export interface ModelInventory {
   notes?: string[];
   /** Where a model this backend cannot serve would go (the embedded engine: the GGUF file it looks for). */
   missingModel?: (id: string) => MissingModelHint | null;
+  /** LLM_BACKENDS: the backends (by name) serving each advertised id. */
+  servedBy?: Record<string, string[]>;
+  /** LLM_BACKENDS: each backend and whether its inventory could be read this time. */
+  backends?: Array<{ name: string; type: 'router' | 'embedded'; url?: string; reachable: boolean }>;
 }
 
 /** What to do about one model the backend cannot serve: the same words on `/`, `/v1/models`, a 503 and `event: error`. */

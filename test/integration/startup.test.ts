@@ -48,4 +48,16 @@ describe('start-up refuses a malformed catalogue', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('PORT');
   });
+
+  test('an LLM_BACKENDS entry whose api_key_env names an unset variable stops start-up naming it, and nothing else', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-backends-'));
+    const file = path.join(dir, 'backends.yaml');
+    fs.writeFileSync(file, 'models:\n  gemma-4-12b: { base_url: "http://127.0.0.1:9", api_key_env: MAH_TEST_GPU_KEY }\n');
+    const env: Record<string, string | undefined> = { ...process.env, LLM_BACKENDS: file, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+    delete env.MAH_TEST_GPU_KEY;
+    const run = spawnSync(process.execPath, ['-r', path.join(ROOT, 'scripts/register-ts.js'), path.join(ROOT, 'server/main.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 15000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`med-agent-hub: configuration error: MAH_TEST_GPU_KEY: is not set, and ${file} names it as the api_key_env of model 'gemma-4-12b' (LLM_BACKENDS)\n`);
+  });
 });

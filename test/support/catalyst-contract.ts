@@ -67,6 +67,18 @@ export const DISCOVERY_SCHEMA = {
         contract_version: { const: 'med-agent-hub.backend-model-inventory.v1' },
         catalog_reachable: { type: 'boolean' },
         advertised_model_ids: { type: 'array', items: { type: 'string' } },
+        // The hub's own additions (notes for an operator; with LLM_BACKENDS, issue #32, the backends); Catalyst reads
+        // only the three keys above and fails closed on contract_version alone, so added keys break nothing. Listed
+        // here so no other key slips in.
+        notes: { type: 'array', items: { type: 'string' } },
+        served_by: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+        backends: {
+          type: 'array',
+          items: {
+            type: 'object', additionalProperties: false, required: ['name', 'type', 'reachable'],
+            properties: { name: { type: 'string' }, type: { enum: ['router', 'embedded'] }, url: { type: 'string' }, reachable: { type: 'boolean' } },
+          },
+        },
       },
     },
   },

@@ -231,6 +231,19 @@ async function waitWithPings(conn: Conn, ms: number): Promise<boolean> {
   return left > 0 ? conn.sleep(left) : !conn.closed;
 }
 
+/** Resolves true once `until` settles, false as soon as the client has gone. */
+function untilOrGone(conn: Conn, until: Promise<unknown>): Promise<boolean> {
+  if (conn.closed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const gone = () => resolve(false);
+    conn.res.once('close', gone);
+    void until.then(() => {
+      conn.res.off('close', gone);
+      resolve(!conn.closed);
+    });
+  });
+}
+
 export const PROXY_HEADERS = { Connection: 'close', 'Keep-Alive': 'timeout=5, max=100' };
 
 /** A blocking (non-stream) chat completion, including the `malformed_json`, `cut_sse` and `huge` faults. */
@@ -281,6 +294,7 @@ export async function writeStream(conn: Conn, info: ChatInfo, reply: ScriptedRep
   } else {
     const upTo = fault === 'cut_sse' || fault === 'mid_stream_error' ? Math.ceil(pieces.length / 2) : pieces.length;
     for (let i = 0; i < upTo; i++) {
+      if (reply.pauseAfter && i === reply.pauseAfter.chunks && !(await untilOrGone(conn, reply.pauseAfter.until))) return;
       if (reply.chunkDelayMs && !(await waitWithPings(conn, reply.chunkDelayMs))) return;
       if (!(await write(conn, event(streamChunk(info, { content: pieces[i] }, null))))) return;
     }

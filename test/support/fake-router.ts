@@ -50,6 +50,11 @@ export interface ScriptedReply {
   hold?: Promise<unknown>;
   /** between stream chunks (role → content… → finish); an SSE comment ping `:` is sent per full second of waiting */
   chunkDelayMs?: number;
+  /**
+   * A stream that stops mid-generation: after `chunks` content pieces it waits for `until` (or the client to go)
+   * before writing the rest — a test holds a generation open, its first tokens delivered, while it looks around.
+   */
+  pauseAfter?: { chunks: number; until: Promise<unknown> };
   /** HTTP error reply: `status` (default 500 when only errorBody is given) with `errorBody` (default llama.cpp shape); a string body is sent raw */
   status?: number; errorBody?: unknown;
   fault?: 'refuse' | 'malformed_json' | 'cut_sse' | 'mid_stream_error' | 'hang' | 'huge';

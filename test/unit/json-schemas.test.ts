@@ -18,8 +18,11 @@ import '../../server/llm/embedded/manifest';
 import '../support/envelope-validators';
 import { compileKnowledgeSchema } from '../../server/knowledge/http/validate';
 import { KNOWLEDGE_SCHEMAS } from '../../server/knowledge/http/schemas';
+import { backendMapValidator } from '../../server/config';
 
 for (const name of Object.keys(KNOWLEDGE_SCHEMAS) as Array<keyof typeof KNOWLEDGE_SCHEMAS>) compileKnowledgeSchema(name);
+// Compiled on first use (a hub without LLM_BACKENDS never builds it).
+backendMapValidator();
 
 const all = compiledConstantSchemas();
 

@@ -37,7 +37,7 @@ export function mountMeta(router: Router, deps: { startedAt: number; backendStat
   });
   router.get('/', (_req, res) => {
     const backend = deps.backendStatus();
-    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: backend.type === 'router' ? backend.url : 'embedded', backend, ...(deps.knowledge ? { knowledge: deps.knowledge } : {}) });
+    res.json({ status: 'Server is running', uptime_seconds: uptime(), model_backend: backend.type === 'router' ? backend.url : backend.type, backend, ...(deps.knowledge ? { knowledge: deps.knowledge } : {}) });
   });
   router.get('/openapi.json', (_req, res) => {
     res.json(deps.openapi());

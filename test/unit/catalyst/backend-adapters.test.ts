@@ -1,7 +1,7 @@
 /** The discovery guard against a hung backend, and chunk re-framing for a backend without its own chunks. */
 import { advertisedModels, POSITIVE_TTL_MS } from '../../../server/catalyst/advertised-models';
 import { inventoryWithin } from '../../../server/catalyst/discovery';
-import { reframedChunks } from '../../../server/catalyst/reframe-stream';
+import { reframedChunks } from '../../../server/llm/reframe-stream';
 import type { ModelInventory, RouterClient, StreamPiece } from '../../../server/llm/types';
 
 function stubRouter(parts: Partial<RouterClient>): RouterClient {

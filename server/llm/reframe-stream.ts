@@ -1,10 +1,11 @@
 /**
  * OpenAI chunks re-framed from `chatStream` pieces, for a backend that cannot hand out its own chunks
  * (the embedded engine): one chunk per delta as it arrives, then the finish chunk, the usage chunk when
- * asked for, and `[DONE]` — the same sequence llama-server writes.
+ * asked for, and `[DONE]` — the same sequence llama-server writes. Here in llm/ because the backend map
+ * needs it too: a map's chunk stream for a model on the embedded engine is re-framed the same way.
  */
 import { completionId } from '../wire';
-import type { CallOptions, ChatRequest, RouterClient } from '../llm';
+import type { CallOptions, ChatRequest, RouterClient } from './types';
 
 export async function* reframedChunks(router: RouterClient, req: ChatRequest, opts: CallOptions, includeUsage: boolean): AsyncGenerator<string> {
   const id = completionId();
