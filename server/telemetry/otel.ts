@@ -26,7 +26,8 @@ import type { CallSpanStart, IncomingTraceContext, ModelCallSpan, ModelRequestFa
 /** The batch processor's bounds: spans wait at most this many (beyond, they are dropped with one warning). */
 const MAX_QUEUE = 2048;
 const MAX_BATCH = 512;
-const EXPORT_DELAY_MS = 1000;
+// OpenTelemetry's default: a batch leaves at most 5 s after its first span ended (or once 512 wait); shutdown sends the rest.
+const EXPORT_DELAY_MS = 5000;
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -181,7 +182,8 @@ export function createOtelTelemetry(config: TelemetryConfig, deps: OtelTelemetry
   const stopDiagnostics = reportSdkDiagnostics(deps.logger);
   const otlp = new OTLPTraceExporter({ url: config.tracesUrl, headers: { ...config.headers }, timeoutMillis: config.timeoutMs, concurrencyLimit: 4, httpAgentOptions: exportAgent });
   const exporter = new ReportingExporter(otlp, deps.logger, reduceUrl(config.tracesUrl));
-  const processor = new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUE, maxExportBatchSize: MAX_BATCH, scheduledDelayMillis: EXPORT_DELAY_MS, exportTimeoutMillis: config.timeoutMs });
+  const processor = new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUE, maxExportBatchSize: MAX_BATCH, scheduledDelayMillis: EXPORT_DELAY_MS, exportTimeoutMillis: config.timeoutMs + 1000 });
+  // (The processor's own export timeout is the exporter's plus a second, so a failed export is always the exporter's to report.)
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, ...(deps.serviceVersion ? { [ATTR_SERVICE_VERSION]: deps.serviceVersion } : {}) });
   // Parent-based: a client that sent a sampled-out traceparent gets no spans; otherwise every turn is traced.
   const provider = new TracerProvider({ resource, sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), spanProcessors: [processor] });

@@ -7,7 +7,13 @@
 import { parseChartSearchStream } from '../support/chartsearch-sse';
 import { CLEAN_INDEPTH_REVIEW, CLEAN_REVIEW, factChecker, found, isCall, MARK } from '../support/checkers';
 import { FakeRouter, type RecordedRequest, type ScriptedReply } from '../support/fake-router';
-import { postJson, SMALL_CHART, startTestHub } from '../support/hub';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../server/config';
+import { startHub } from '../../server/main';
+import { postJson, ROOT, SMALL_CHART, startTestHub } from '../support/hub';
+import { runProcess } from '../support/run-process';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import type { RunningHub } from '../../server/main';
 
@@ -241,5 +247,111 @@ describe('OpenTelemetry spans over OTLP/HTTP', () => {
     expect(rawSpan.attributes).toMatchObject({ 'hub.route': 'raw_generate', 'gen_ai.request.model': 'gemma-4-12b', 'gen_ai.request.max_tokens': 64, 'gen_ai.request.temperature': 0.3, 'gen_ai.usage.input_tokens': 88, 'gen_ai.usage.output_tokens': 8 });
     expect(receiver.allText()).not.toContain(QUESTION);
     expect(receiver.allText()).not.toContain('SELECT 1');
+  });
+});
+
+/** A hub whose log lines the test reads (startTestHub silences them). */
+async function hubWithLogs(env: Record<string, string>): Promise<{ hub: RunningHub; logs: Array<Record<string, any>>; raw: string[] }> {
+  const traceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mah-trace-'));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TEAM_TRACE_DIR: traceDir, KNOWLEDGE_SOURCE: 'off', KNOWLEDGE_DB_PATH: ':memory:', ...env }, ROOT);
+  const raw: string[] = [];
+  const logs: Array<Record<string, any>> = [];
+  const hub = await startHub(config, { logDestination: { write: (line: string) => void (raw.push(line), logs.push(JSON.parse(line))) } });
+  const close = hub.close.bind(hub);
+  hub.close = async () => {
+    await close();
+    fs.rmSync(traceDir, { recursive: true, force: true });
+  };
+  return { hub, logs, raw };
+}
+
+const legBody = { model: LEG, messages: messages() };
+const legReply = (): ScriptedReply => ({ content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }) });
+
+describe('span export when the collector misbehaves, and at shutdown', () => {
+  let receiver: OtlpReceiver;
+  let router: FakeRouter;
+  beforeAll(async () => {
+    receiver = new OtlpReceiver();
+    await receiver.start();
+    router = new FakeRouter({ models: ['gemma-4-12b'] });
+    await router.start();
+  });
+  afterAll(async () => {
+    await router?.stop();
+    await receiver?.stop();
+  });
+
+  test('shutdown exports the spans still waiting for their batch, so none is lost at exit', async () => {
+    router.script(legReply());
+    const { hub } = await hubWithLogs({ LLM_BASE_URL: router.baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseUrl });
+    try {
+      const res = await postJson(`${hub.url}/v1/chat/completions`, legBody, { headers: { 'x-request-id': 'otel-at-exit' } });
+      expect(res.status).toBe(200);
+      await hub.shutdown(1000);
+      // The batch would have left 5 s later: shutdown sent it.
+      const spans = receiver.spans().filter((sp) => sp.traceId === receiver.spans().find((r) => r.attributes['hub.request.id'] === 'otel-at-exit')?.traceId);
+      expect(spans.map((sp) => sp.name).sort()).toEqual(['chat gemma-4-12b', 'invoke_agent answer', 'stage answer', 'stage context', 'stage gate']);
+    } finally {
+      router.reset();
+      fs.rmSync(hub.traceDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a collector that never answers neither holds nor fails a turn, and is reported once per outage', async () => {
+    const { hub, logs, raw } = await hubWithLogs({ LLM_BASE_URL: router.baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseUrl, OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=collector-secret' });
+    const failures = () => logs.filter((l) => l.msg.startsWith('OpenTelemetry span export failed'));
+    try {
+      router.script(legReply());
+      receiver.setHang(true);
+      expect((await postJson(`${hub.url}/v1/chat/completions`, legBody)).status).toBe(200);
+      const held = receiver.bodies.length;
+      const flushed = hub.telemetry.flush();
+      while (receiver.bodies.length === held) await new Promise((r) => setTimeout(r, 5));
+      // An export hangs at the collector, and a turn runs to its end all the same.
+      expect((await postJson(`${hub.url}/v1/chat/completions`, legBody)).status).toBe(200);
+      expect(receiver.pending).toBeGreaterThan(0);
+      await flushed;
+      expect(failures()).toHaveLength(1);
+      expect(failures()[0]).toMatchObject({ level: 40, collector: `${receiver.baseUrl}/v1/traces` });
+      // Still down: more turns, more failed exports, no second warning.
+      expect((await postJson(`${hub.url}/v1/chat/completions`, legBody)).status).toBe(200);
+      await hub.telemetry.flush();
+      expect(failures()).toHaveLength(1);
+      // Back: one line says so, and the next turn's spans arrive.
+      receiver.setHang(false);
+      expect((await postJson(`${hub.url}/v1/chat/completions`, legBody, { headers: { 'x-request-id': 'otel-after-outage' } })).status).toBe(200);
+      await hub.telemetry.flush();
+      expect(logs.filter((l) => l.msg === 'OpenTelemetry span export works again')).toHaveLength(1);
+      expect(receiver.spans().some((sp) => sp.attributes['hub.request.id'] === 'otel-after-outage')).toBe(true);
+      expect(raw.join('')).not.toContain('collector-secret');
+    } finally {
+      receiver.setHang(false);
+      await hub.close();
+      router.reset();
+    }
+  });
+});
+
+describe('with no OTLP endpoint', () => {
+  /** A hub in a child process answers one leg, then lists the OpenTelemetry modules it has loaded. */
+  async function loadedModules(env: Record<string, string>): Promise<string[]> {
+    const { code, stdout, stderr } = await runProcess(process.execPath, ['-r', './scripts/register-ts.js', 'test/support/telemetry-modules-child.ts'], { cwd: ROOT, env });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(stdout) as string[];
+  }
+
+  test('no OpenTelemetry SDK module is loaded (and with one, they are: the check sees them)', async () => {
+    const off = await loadedModules({});
+    // @opentelemetry/api comes with prom-client (its exemplars); nothing of the SDK, the exporter or the hub's otel.ts.
+    expect(off.filter((m) => m !== '@opentelemetry/api')).toEqual([]);
+    const receiver = new OtlpReceiver();
+    await receiver.start();
+    try {
+      const on = await loadedModules({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.baseUrl });
+      expect(on).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', 'server/telemetry/otel.ts']));
+    } finally {
+      await receiver.stop();
+    }
   });
 });
