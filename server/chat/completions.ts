@@ -45,7 +45,7 @@ function observeTurn(deps: ChatRouteDeps, turn: TurnState, outcome: TurnOutcome,
 /** The turn's span ends where its trace line is written: when the turn really ended, however it ended. */
 function endTurnSpan(turn: TurnState, outcome: TurnOutcome): void {
   const errorType = outcome.status === 'failed' ? outcome.code : outcome.status === 'cancelled' ? 'cancelled' : null;
-  turn.telemetry.end({ outcome: outcome.status, errorType, usage: turn.accounting.usage });
+  turn.telemetry.end({ outcome: outcome.status, errorType, pipelineError: turn.outcome.pipelineError, usage: turn.accounting.usage });
 }
 
 /** What the turn's root span says of it at the start (ids and names; the request's text stays out). */

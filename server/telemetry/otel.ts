@@ -167,6 +167,8 @@ class OtelTurn implements TurnSpan {
     s.setAttribute(A.ATTR_HUB_STAGES, this.stages);
     s.setAttribute(A.ATTR_HUB_MODEL_CALLS, this.calls);
     if (this.stoppedAt !== null) s.setAttribute(A.ATTR_HUB_STOPPED_AT, this.stoppedAt);
+    // The client got an Answer (a fallback or the one already shown) and the stage that failed says ERROR itself.
+    if (end.pipelineError !== null) s.setAttribute(A.ATTR_HUB_PIPELINE_ERROR, end.pipelineError);
     if (end.outcome !== 'completed') fail(s, end.errorType ?? end.outcome);
     s.end();
   }

@@ -35,6 +35,7 @@ export const ATTR_HUB_REQUESTED_MODEL = 'hub.requested_model';
 export const ATTR_HUB_TURN_KIND = 'hub.turn.kind';
 export const ATTR_HUB_OUTCOME = 'hub.outcome';
 export const ATTR_HUB_STOPPED_AT = 'hub.turn.stopped_at';
+export const ATTR_HUB_PIPELINE_ERROR = 'hub.turn.pipeline_error';
 export const ATTR_HUB_MODEL_CALLS = 'hub.turn.model_calls';
 export const ATTR_HUB_STAGES = 'hub.turn.stages';
 export const ATTR_HUB_STAGE_NAME = 'hub.stage.name';

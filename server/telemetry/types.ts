@@ -32,6 +32,8 @@ export interface TurnSpanEnd {
   outcome: SpanOutcome;
   /** The error catalogue code (`server/errors.ts`) a failed turn ended with; `cancelled` for a cancelled one. */
   errorType: string | null;
+  /** A failure a product turn settled (a fallback or restored Answer): its error code (or error name); the outcome stays `completed`. */
+  pipelineError: string | null;
   /** The turn's summed router usage. */
   usage: { readonly prompt_tokens: number; readonly completion_tokens: number };
 }

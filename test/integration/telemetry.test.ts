@@ -219,6 +219,16 @@ describe('OpenTelemetry spans over OTLP/HTTP', () => {
     expect(receiver.allText()).not.toContain('broke');
   });
 
+  test('a product turn whose Answer call failed ends completed with its fallback, the failure on its stage and root', async () => {
+    router.script({ status: 500, errorBody: { error: { code: 500, message: 'down', type: 'server_error' } } });
+    const res = await postJson(`${hub.url}/v1/chat/completions`, { model: 'single-12b-checked', messages: messages() }, { headers: { 'x-request-id': 'otel-fallback' } });
+    expect(res.status).toBe(200);
+    const { root, trace } = await rootOf('otel-fallback');
+    expect(root.attributes).toMatchObject({ 'hub.outcome': 'completed', 'hub.turn.pipeline_error': 'router_error', 'hub.turn.stopped_at': 'answer' });
+    const answer = trace.stages.find((st) => st.attributes['hub.stage.name'] === 'answer')!;
+    expect(answer.status).toEqual({ code: 2, message: 'router_error' });
+  });
+
   test("a client traceparent makes the turn its child, in the client's trace", async () => {
     router.script({ content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }) });
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
