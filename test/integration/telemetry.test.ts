@@ -113,6 +113,8 @@ describe('OpenTelemetry spans over OTLP/HTTP', () => {
     router.script({ content: JSON.stringify({ answer: ANSWER, citations: [3, 2], blocks: [] }), usage: USAGE.answer });
     const leg = await postJson(`${hub.url}/v1/chat/completions`, { model: LEG, messages: messages() }, { headers: { 'x-request-id': 'otel-leg' } });
     expect(leg.status).toBe(200);
+    // A stream's turn ends its span just after the response's last byte: wait for the turns to have unwound.
+    while (hub.activeTurns() > 0) await new Promise((r) => setTimeout(r, 5));
     await hub.telemetry.flush();
 
     const spans = receiver.spans();
@@ -322,6 +324,8 @@ describe('span export when the collector misbehaves, and at shutdown', () => {
       expect((await postJson(`${hub.url}/v1/chat/completions`, legBody)).status).toBe(200);
       expect(receiver.pending).toBeGreaterThan(0);
       await flushed;
+      // (Had the 5 s batch timer sent these spans first, its export reports the failure: wait for the state, not a time.)
+      while (failures().length === 0) await new Promise((r) => setTimeout(r, 5));
       expect(failures()).toHaveLength(1);
       expect(failures()[0]).toMatchObject({ level: 40, collector: `${receiver.baseUrl}/v1/traces` });
       // Still down: more turns, more failed exports, no second warning.
@@ -363,5 +367,6 @@ describe('with no OTLP endpoint', () => {
     } finally {
       await receiver.stop();
     }
-  });
+    // Two child processes each compile the hub's sources (swc) before they start: slow on a busy machine.
+  }, 60_000);
 });
