@@ -134,8 +134,9 @@ class OtelTurn implements TurnSpan {
   }
 
   stage(name: string, occurrence: number): StageSpan {
-    this.stages++;
-    const span = this.tracer.startSpan(`stage ${name}`, { kind: SpanKind.INTERNAL, attributes: { [A.ATTR_HUB_STAGE_NAME]: name, [A.ATTR_HUB_STAGE_OCCURRENCE]: occurrence } }, this.context);
+    // The index orders the stages: span start times are stamped to the millisecond, too coarse to tell them apart.
+    const attributes = { [A.ATTR_HUB_STAGE_NAME]: name, [A.ATTR_HUB_STAGE_OCCURRENCE]: occurrence, [A.ATTR_HUB_STAGE_INDEX]: this.stages++ };
+    const span = this.tracer.startSpan(`stage ${name}`, { kind: SpanKind.INTERNAL, attributes }, this.context);
     const stage = new OtelStage(span, trace.setSpan(this.context, span), (ended, outcome) => {
       if (outcome !== 'completed') this.stoppedAt = name;
       if (this.current === ended) this.current = null;

@@ -40,6 +40,7 @@ export const ATTR_HUB_MODEL_CALLS = 'hub.turn.model_calls';
 export const ATTR_HUB_STAGES = 'hub.turn.stages';
 export const ATTR_HUB_STAGE_NAME = 'hub.stage.name';
 export const ATTR_HUB_STAGE_OCCURRENCE = 'hub.stage.occurrence';
+export const ATTR_HUB_STAGE_INDEX = 'hub.stage.index';
 export const ATTR_HUB_CALL_STAGE = 'hub.model_call.stage';
 export const ATTR_HUB_QUEUE_WAIT_MS = 'hub.router.queue_wait_ms';
 export const ATTR_HUB_ROUTE = 'hub.route';
