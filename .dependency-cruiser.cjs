@@ -10,7 +10,7 @@ const FLOORS = [
   { name: 'endpoint families', path: '^server/(chat|catalyst|knowledge|console)/' },
   { name: 'engine', path: '^server/engine/' },
   { name: 'context, checks, llm', path: '^server/(context|checks|llm)/' },
-  { name: 'profiles, trace, metrics', path: '^server/(profiles/|trace/|metrics\\.ts$)' },
+  { name: 'profiles, trace, metrics, telemetry', path: '^server/(profiles/|trace/|telemetry/|metrics\\.ts$)' },
   { name: 'answer model, wire helpers', path: '^server/(answer|wire)/' },
   { name: 'errors, settings, logger, utilities', path: '^server/(errors|config|logger|json-schemas|text-scan|sanitize|regexp|event-loop)(\\.ts$|/)' },
 ];
@@ -32,7 +32,7 @@ const floorRules = FLOORS.slice(1).map((floor, i) => ({
  * Type-only imports count too: a type is part of what a folder offers.
  */
 const DOORS = [
-  'answer', 'catalyst', 'chat', 'config', 'console', 'context', 'engine', 'http', 'knowledge', 'llm', 'llm/backend-map', 'profiles', 'trace', 'wire',
+    'answer', 'catalyst', 'chat', 'config', 'console', 'context', 'engine', 'http', 'knowledge', 'llm', 'llm/backend-map', 'profiles', 'telemetry', 'trace', 'wire',
   'checks/contracts', 'checks/drug-safety', 'checks/grounding', 'checks/review', 'checks/temporal',
 ];
 

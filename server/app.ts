@@ -9,6 +9,7 @@ import { reduceUrl } from './sanitize';
 import type { TraceSink } from './trace';
 import type { HubMetrics } from './metrics';
 import type { DrugSafety } from './checks/drug-safety';
+import type { Telemetry } from './telemetry';
 import { KNOWLEDGE_ALL_PATHS, type KnowledgeRoutesStatus } from './knowledge';
 import { jsonBody } from './wire';
 import { accessLog, apiKeyAuth, cors, notFound, unhandledError, requestId, buildOpenApi, mountMeta, mountAdmin, mountMetrics, pathGate, preconnectModelBackend } from './http';
@@ -38,6 +39,8 @@ export interface AppDeps {
   drugSafety?: DrugSafety | null;
   /** The knowledge layer's routes (behind their own lsk_ auth, not HUB_API_KEYS) and what `/` says of them. */
   knowledge?: { routes: express.Router; status: KnowledgeRoutesStatus } | null;
+  /** OpenTelemetry spans of turns and model calls (absent: off). */
+  telemetry?: Telemetry;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -60,9 +63,9 @@ export function createApp(deps: AppDeps): express.Express {
   mountMeta(router, { startedAt, backendStatus: deps.backendStatus ?? (() => ({ type: 'router', ready: null, url: reduceUrl(deps.config.llmBaseUrl) })), openapi: () => (openapi ??= buildOpenApi(deps.version ?? '0.1.0', LEVELS_SCHEMA)), knowledge: deps.knowledge?.status ?? null });
   if (deps.metrics) mountMetrics(router, deps.metrics);
   mountAdmin(router, { purgeQuerystoreCache: deps.purgeQuerystoreCache ?? null });
-  router.use(pathGate(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 } }), { prefixes: [CATALYST_PATH_PREFIX] }));
+  router.use(pathGate(catalystRouter({ catalog: deps.catalog, router: deps.router, localTokenizer: deps.localTokenizer ?? null, trace: deps.trace, providerId: deps.config.llmProvider, discoveryTimeoutMs: deps.config.routerDiscoveryTimeoutMs, maxTimeoutSeconds: deps.config.catalystMaxRequestTimeoutSeconds, shutdown: deps.shutdown, turns: deps.turns ?? { active: 0, started: 0 }, telemetry: deps.telemetry }), { prefixes: [CATALYST_PATH_PREFIX] }));
   // The chat family: `GET /v1/models` and `POST /v1/chat/completions` (neither lies under the Catalyst prefix).
-  router.use(chatRouter({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 } }));
+  router.use(chatRouter({ config: deps.config, router: deps.router, catalog: deps.catalog, sources: deps.sources, localTokenizer: deps.localTokenizer ?? null, fitBounds: deps.fitBounds ?? null, drugSafety: deps.drugSafety ?? null, trace: deps.trace, metrics: deps.metrics ?? null, shutdown: deps.shutdown, hubRevision: deps.config.buildRevision, turns: deps.turns ?? { active: 0, started: 0 }, telemetry: deps.telemetry }));
   app.use(router);
   app.use(notFound);
   app.use(unhandledError(deps.logger));

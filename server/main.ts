@@ -11,12 +11,15 @@ import { createDrugSafety } from './checks/drug-safety';
 import { TraceWriter } from './trace';
 import { createMetrics } from './metrics';
 import { createKnowledgeBaseSource, openHubKnowledge, type HubKnowledge } from './knowledge';
+import { createTelemetry, type Telemetry } from './telemetry';
 
 export interface RunningHub {
   server: Server;
   url: string;
   trace: TraceWriter;
   traceDir: string;
+  /** OpenTelemetry (a no-op when no OTLP endpoint is set); tests flush it before reading what a collector got. */
+  telemetry: Telemetry;
   /** Turns still running (their engine has not finished). */
   activeTurns(): number;
   startedTurns(): number;
@@ -49,6 +52,8 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   // A failed trace write is counted and logged (never with its content); it never fails a turn.
   const trace = new TraceWriter(config.traceDir, (err) => logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'trace write failed'), 'trace.jsonl', config.traceFlushMs);
   const turns = { active: 0, started: 0 };
+  // Off unless an OTLP endpoint is set; then spans leave in the background and shutdown exports the last of them.
+  const telemetry = createTelemetry(config.telemetry, { logger, serviceVersion: config.buildRevision === 'unknown' ? null : config.buildRevision });
   const mapped = backend.status().backends ? () => (backend.status().backends ?? []).map((b) => ({ name: b.name, inFlight: b.in_flight, queued: b.queued, healthy: b.health !== 'unhealthy' && b.health !== 'probing' })) : undefined;
   const metrics = createMetrics({ profileIds: catalog.profiles.map((p) => p.id), slots: () => router.slotState(), backends: mapped });
   // QueryStore registers only when configured (never a start-up dependency: nothing is fetched here).
@@ -73,6 +78,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     await router.close();
     await querystore?.close();
     await trace.close();
+    await telemetry.shutdown();
     throw err;
   }
   // Always registered, so profiles that declare it never fail for its sake: off or failing, it adds nothing.
@@ -81,7 +87,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
   const sources = new SourceRegistry([inlineSource({ maxChartRecords: config.maxChartRecords }), knowledgeSource.source, ...(querystore ? [querystore.source] : [])]);
   // Every model a profile names: the embedded engine says on `/` where each one it lacks goes.
   const wantedModels = [...new Set(catalog.profiles.flatMap((p) => requiredModels(p)))];
-  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(wantedModels), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge });
+  const app = createApp({ config, catalog, router, backendStatus: () => backend.status(wantedModels), sources, localTokenizer, fitBounds, trace, metrics, turns, logger, shutdown: stopping.signal, purgeQuerystoreCache: querystore ? () => querystore.purgeCache() : null, drugSafety, knowledge, telemetry });
   const server = app.listen(config.port, config.host);
   // No whole-request deadline: clients wait minutes for big models (decision 6).
   server.requestTimeout = 0;
@@ -99,6 +105,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
     url: `http://${host}:${port}`,
     trace,
     traceDir: config.traceDir,
+    telemetry,
     activeTurns: () => turns.active,
     startedTurns: () => turns.started,
     routerSlots: () => router.slotState(),
@@ -119,6 +126,8 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await knowledgeSource.close();
       await knowledge.service?.close();
       await trace.close();
+      // After every turn has ended its span: what is still queued is exported now (bounded by OTEL_EXPORTER_OTLP_TIMEOUT).
+      await telemetry.shutdown();
       return { settled };
     },
     async close() {
@@ -129,6 +138,7 @@ export async function startHub(config: Config, opts: { logDestination?: Destinat
       await knowledgeSource.close();
       await knowledge.service?.close();
       await trace.close();
+      await telemetry.shutdown();
     },
   };
 }

@@ -6,6 +6,7 @@ import express from 'express';
 import type { LocalTokenizer, RouterClient } from '../llm';
 import type { Catalog } from '../profiles';
 import type { TraceSink } from '../trace';
+import type { Telemetry } from '../telemetry';
 import { discoveryHandler } from './discovery';
 import { rawGenerateHandler } from './raw-generate';
 import { roleHandler } from './role-call';
@@ -27,6 +28,8 @@ export interface CatalystDeps {
   shutdown?: AbortSignal;
   /** The hub's running-work counter (graceful shutdown drains it). */
   turns: { active: number; started: number };
+  /** OpenTelemetry: one `chat {model}` span per role or raw call (absent: off). */
+  telemetry?: Telemetry;
 }
 
 export const QUERY_PROFILES_PATH = '/v1/hub/query-profiles';

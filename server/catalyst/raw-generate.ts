@@ -11,11 +11,13 @@ import { sendError, chatCompletion } from '../wire';
 import { reframedChunks, type ChatRequest, type RouterClient } from '../llm';
 import { advertisedModels, type AdvertisedModels } from './advertised-models';
 import { parseRawGenerateRequest, type RawGenerateBody } from './request-schemas';
+import { errorTypeOf, NO_TELEMETRY, type ModelCallSpan, type Telemetry } from '../telemetry';
 
 export interface RawGenerateDeps {
   router: RouterClient;
   discoveryTimeoutMs: number;
   shutdown?: AbortSignal;
+  telemetry?: Telemetry;
 }
 
 function routerRequest(body: RawGenerateBody): ChatRequest {
@@ -58,23 +60,29 @@ export function rawGenerateHandler(deps: RawGenerateDeps) {
     res.on('close', onClose);
     const onShutdown = () => abort.abort();
     deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
+    let span: ModelCallSpan | null = null;
     try {
       const body = parseRawGenerateRequest(req.body);
       await assertAdvertised(models, body.model, abort.signal);
       const request = routerRequest(body);
       const opts = { signal: abort.signal, slots: { acquisitions: 0, releases: 0, active: 0 } };
+      span = (deps.telemetry ?? NO_TELEMETRY).startCall({ route: 'raw_generate', requestId: String(res.locals.requestId ?? ''), stream: body.stream === true, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, request);
       if (body.stream === true) {
         const includeUsage = body.stream_options?.include_usage === true;
         const chunks = deps.router.chatChunks ? deps.router.chatChunks(request, { ...opts, includeUsage }) : reframedChunks(deps.router, request, opts, includeUsage);
         await streamChunks(res, chunks);
+        // The router's chunks pass through unread: the span has the request's settings, not the usage.
+        span.end();
         return;
       }
       const result = await deps.router.chat(request, opts);
+      span.end(result);
       if (abort.signal.aborted) throw new DOMException('cancelled', 'AbortError');
       const completion = chatCompletion(body.model, result.content, result.usage);
       completion.choices[0].finish_reason = result.finishReason ?? 'stop';
       res.status(200).json({ ...completion, content: result.content });
     } catch (err) {
+      span?.fail(errorTypeOf(err, abort.signal.aborted));
       if (abort.signal.aborted || isAbortError(err)) {
         if (!res.destroyed && !res.headersSent) sendError(res, new GenerationCancelledError('The generation was cancelled.'));
         else res.end();

@@ -11,6 +11,7 @@ import { sendError } from '../wire';
 import type { LocalTokenizer, CallOptions, ChatMessage, ChatRequest, ChatResult, RouterClient, SlotEvidence } from '../llm';
 import type { Catalog } from '../profiles';
 import type { TraceSink } from '../trace';
+import { errorTypeOf, NO_TELEMETRY, type Telemetry } from '../telemetry';
 import { controlCall, type CallControl } from './call-control';
 import { inventoryWithin } from './discovery';
 import { asRoleError, emptyContent, generationCancelled, generationTimeout, knownOverflowError, withRequestEvidence } from './errors';
@@ -31,6 +32,7 @@ export interface RoleCallDeps {
   shutdown?: AbortSignal;
   /** Running hub work: a role call counts like a turn, so a graceful shutdown drains it too. */
   turns: { active: number; started: number };
+  telemetry?: Telemetry;
 }
 
 type Kind = 'generate' | 'warm';
@@ -61,10 +63,23 @@ function routerRequest(role: ResolvedRole, messages: ChatMessage[], responseForm
 /**
  * The completion, streamed from the router and gathered here: a long generation is then bounded only by
  * the router's silence between tokens (ROUTER_IDLE_TIMEOUT_SECONDS), never by a wait for one whole body.
+ * The call is one `chat {model}` span, the root of its trace unless the caller sent a traceparent.
  */
-async function complete(router: RouterClient, req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
-  for await (const piece of router.chatStream(req, opts)) if (piece.kind === 'done') return piece.result;
-  throw new HubError('router_error', 'The model router ended the stream without a completion.');
+async function complete(deps: RoleCallDeps, call: { rec: CallRecord; req: Request }, request: ChatRequest, opts: CallOptions): Promise<ChatResult> {
+  const { rec, req } = call;
+  const span = (deps.telemetry ?? NO_TELEMETRY).startCall({ route: 'catalyst_role', requestId: rec.requestId, stream: false, profileId: rec.profileId, role: rec.role, traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, request);
+  try {
+    for await (const piece of deps.router.chatStream(request, opts)) {
+      if (piece.kind === 'done') {
+        span.end(piece.result);
+        return piece.result;
+      }
+    }
+    throw new HubError('router_error', 'The model router ended the stream without a completion.');
+  } catch (err) {
+    span.fail(errorTypeOf(err, opts.signal?.aborted));
+    throw err;
+  }
 }
 
 /** An interruption names its cause; a backend failure keeps its own code (mapped for Catalyst). */
@@ -113,7 +128,7 @@ async function generate(deps: RoleCallDeps, role: ResolvedRole, req: Request, re
   rec.evidence = evidence;
   try {
     if (knownOverflow(evidence.tokens)) throw knownOverflowError(evidence.tokens.requiredTokens as number, evidence.tokens.contextWindow as number);
-    const result = await complete(deps.router, routerRequest(role, request.messages, responseFormat, role.config.maxTokens), { signal: control.signal, slots: rec.slots });
+    const result = await complete(deps, { rec, req }, routerRequest(role, request.messages, responseFormat, role.config.maxTokens), { signal: control.signal, slots: rec.slots });
     // A completion that lands after the caller left is never delivered (a transport interruption cannot yield a response).
     if (control.cause()) throw generationCancelled();
     if (result.content.trim() === '') throw emptyContent(role.model);
@@ -135,7 +150,7 @@ async function warm(deps: RoleCallDeps, role: ResolvedRole, req: Request, res: R
   const body = parseRoleRequest(req.body);
   const messages = warmPrefixMessages(roleMessages(role, body.messages));
   // One generated token: the work is the prefill, which the router keeps in its prompt cache.
-  await complete(deps.router, routerRequest(role, messages, null, 1), { signal: control.signal, slots: rec.slots });
+  await complete(deps, { rec, req }, routerRequest(role, messages, null, 1), { signal: control.signal, slots: rec.slots });
   if (control.cause()) throw generationCancelled();
   res.status(204).end();
 }

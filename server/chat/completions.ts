@@ -2,6 +2,7 @@
  * `POST /v1/chat/completions`: validate → resolve profile or leg → run the engine → blocking
  * envelope or non-staged chunk stream. A client disconnect aborts the turn (and its router call).
  */
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { HubError, isAbortError, ShuttingDownError } from '../errors';
 import { drainTurn, runProductTurn, assertRunnable, createTurn, type EngineDeps, type TurnState } from '../engine';
@@ -11,6 +12,7 @@ import { isProductProfile } from '../profiles';
 import { sendError, chatCompletion, chunkFrames, completionId } from '../wire';
 import { parseChatRequest } from './request-schema';
 import { drainUntilShutdown, shuttingDownError, untilShutdown } from './shutdown';
+import { NO_TELEMETRY, type Telemetry, type TurnSpanStart } from '../telemetry';
 
 const ENGINE_UNWIND_LIMIT_MS = 5000;
 
@@ -21,6 +23,8 @@ export interface ChatRouteDeps extends EngineDeps {
   turns: { active: number; started: number };
   /** Aborted when the drain period of a shutdown is over: running turns are settled and closed. */
   shutdown?: AbortSignal;
+  /** OpenTelemetry spans per turn (absent: off). */
+  telemetry?: Telemetry;
 }
 
 /** The turn's figures for /metrics: time to answer_done, stage durations, and how a stream failed. */
@@ -36,6 +40,29 @@ function observeTurn(deps: ChatRouteDeps, turn: TurnState, outcome: TurnOutcome,
     stages,
     errorCode: streamCode ?? pipeline,
   });
+}
+
+/** The turn's span ends where its trace line is written: when the turn really ended, however it ended. */
+function endTurnSpan(turn: TurnState, outcome: TurnOutcome): void {
+  const errorType = outcome.status === 'failed' ? outcome.code : outcome.status === 'cancelled' ? 'cancelled' : null;
+  turn.telemetry.end({ outcome: outcome.status, errorType, pipelineError: turn.outcome.pipelineError, usage: turn.accounting.usage });
+}
+
+/** What the turn's root span says of it at the start (ids and names; the request's text stays out). */
+function turnSpanStart(req: Request, body: { model: string; stream?: boolean }, profile: TurnState['profile'], requestId: string): TurnSpanStart {
+  const { models } = profile;
+  return {
+    kind: profile.lowLevelLeg ? 'leg' : 'product',
+    // A leg's id holds free settings (a temperature): its kind (`answer`, `answer-review` …) names the span.
+    agentName: profile.lowLevelLeg ? profile.id.slice(0, profile.id.indexOf(':')) : profile.id,
+    requestedModel: body.model,
+    profileId: profile.id,
+    writerModel: models.answer ?? models.review ?? models.indepth ?? null,
+    requestId,
+    stream: body.stream === true,
+    traceparent: req.headers.traceparent,
+    tracestate: req.headers.tracestate,
+  };
 }
 
 function outcomeOf(turn: TurnState, err: unknown): TurnOutcome {
@@ -79,6 +106,7 @@ async function streamTraced(turn: TurnState, deps: ChatRouteDeps, res: Response,
     await Promise.race([finished, new Promise((r) => setTimeout(r, ENGINE_UNWIND_LIMIT_MS).unref())]);
     deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
     observeTurn(deps, turn, outcome, true);
+    endTurnSpan(turn, outcome);
   }
 }
 
@@ -102,6 +130,7 @@ async function runTraced(turn: TurnState, deps: ChatRouteDeps, abortTurn: () => 
     settled.record = () => {
       deps.trace.append(turnTrace(turn, outcome, { hubRevision: deps.hubRevision }));
       observeTurn(deps, turn, outcome, false);
+      endTurnSpan(turn, outcome);
     };
   }
 }
@@ -128,8 +157,11 @@ export function chatCompletionsHandler(deps: ChatRouteDeps) {
       if (body.context?.require_product_profile === true && !isProductProfile(profile)) {
         throw new HubError('product_profile_required', 'This client accepts configured product profiles only.', { extra: { model: body.model } });
       }
-      const turn = createTurn(body, profile, abort.signal, String(res.locals.requestId ?? '') || undefined);
       assertRunnable(profile);
+      const requestId = String(res.locals.requestId ?? '') || randomUUID();
+      // Its span is ended with the trace line (streamTraced, runTraced's `settled`), which every turn that starts writes.
+      const span = (deps.telemetry ?? NO_TELEMETRY).startTurn(turnSpanStart(req, body, profile, requestId));
+      const turn = createTurn(body, profile, abort.signal, requestId, span);
       res.locals.profile = profile.lowLevelLeg ? 'leg' : profile.id;
       deps.turns.active++;
       deps.turns.started++;

@@ -67,6 +67,19 @@ export interface Config {
   knowledge: KnowledgeConfig;
   /** The hub's knowledge-base context source (knowledge-layer.md §6.4): transport and limits. */
   knowledgeSource: KnowledgeSourceSettings;
+  /** OpenTelemetry spans over OTLP/HTTP; null (no endpoint set) = off, and no OpenTelemetry SDK is loaded. */
+  telemetry: TelemetryConfig | null;
+}
+
+/** Where and how spans are exported (the standard OTEL_* variables, read through the one table). */
+export interface TelemetryConfig {
+  /** The full URL spans are posted to (OTLP/HTTP, JSON). */
+  tracesUrl: string;
+  /** Sent with every export; may hold credentials: never logged. */
+  headers: Readonly<Record<string, string>>;
+  serviceName: string;
+  /** Longest one export may take, retries included; also shutdown's wait for the last spans. */
+  timeoutMs: number;
 }
 
 export interface EmbeddedConfig {
@@ -164,6 +177,15 @@ function embedded(read: Read): EmbeddedConfig {
   };
 }
 
+/** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else {OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces (the OTLP spec's rule); neither: off. */
+function telemetry(read: Read): TelemetryConfig | null {
+  const base = read('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const tracesUrl = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base === null ? null : `${base}/v1/traces`);
+  // Read even when off, so a malformed value stops start-up instead of waiting for the day an endpoint is set.
+  const settings = { headers: read('OTEL_EXPORTER_OTLP_HEADERS'), serviceName: read('OTEL_SERVICE_NAME'), timeoutMs: read('OTEL_EXPORTER_OTLP_TIMEOUT') };
+  return tracesUrl === null ? null : { tracesUrl, ...settings };
+}
+
 /** A process entry point's configuration: a bad setting ends the process (exit 2) with the message, never a stack. */
 export function loadConfigOrExit(program: string): Config {
   try {
@@ -225,5 +247,6 @@ export function loadConfig(env: Env = process.env, root: string = process.cwd())
     drugSafety: drugSafety(read),
     knowledge: knowledgeSettings(env, root),
     knowledgeSource: knowledgeSourceSettings(env),
+    telemetry: telemetry(read),
   };
 }

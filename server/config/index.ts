@@ -5,7 +5,7 @@
  */
 export { ConfigError, raw, type Env } from './read';
 export { SETTINGS, readVariable, DEMO_CONTENT, type AnchorSetting, type SettingDoc, type VariableName } from './variables';
-export { loadConfig, loadConfigOrExit, type Config, type DrugSafetyConfig, type EmbeddedConfig, type QuerystoreConfig } from './hub';
+export { loadConfig, loadConfigOrExit, type Config, type DrugSafetyConfig, type EmbeddedConfig, type QuerystoreConfig, type TelemetryConfig } from './hub';
 export { backendMapValidator, DEFAULT_BACKEND, EMBEDDED_BACKEND, type BackendMapConfig, type RouterBackendConfig } from './backend-map';
 export { knowledgeSettings, type KnowledgeConfig, type KnowledgeEmbedderConfig, type KnowledgeStoreConfig } from './knowledge';
 export { knowledgeSourceSettings, needsEmbeddedEngine, type KnowledgeSourceSettings } from './knowledge-source';

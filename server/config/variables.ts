@@ -124,7 +124,8 @@ function content(demo: string): Reader<{ paths: string[]; isDefault: boolean }> 
   };
 }
 
-const locusUrl: Reader<string | null> = ({ env }, name) => {
+/** An http(s) URL without trailing slashes, or null when unset. */
+const optionalHttpUrl: Reader<string | null> = ({ env }, name) => {
   const base = raw(env, name);
   if (base === undefined) return null;
   let parsed: URL;
@@ -135,6 +136,26 @@ const locusUrl: Reader<string | null> = ({ env }, name) => {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
   return trimEndChars(base, '/');
+};
+
+/**
+ * OTLP export headers as the OpenTelemetry spec writes them: `key=value` pairs separated by commas, values
+ * URL-encoded. They usually carry a collector's credentials, so no message ever repeats a value.
+ */
+const otlpHeaders: Reader<Record<string, string>> = ({ env }, name) => {
+  const headers: Record<string, string> = {};
+  for (const pair of (raw(env, name) ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const eq = pair.indexOf('=');
+    const key = (eq < 0 ? pair : pair.slice(0, eq)).trim();
+    if (eq < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw new ConfigError(name, 'expected key=value pairs separated by commas (header names of letters, digits and -)');
+    try {
+      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      throw new ConfigError(name, `the value of '${key}' is not valid URL encoding`);
+    }
+  }
+  return headers;
 };
 
 function positiveSeconds(dflt: number): Reader<number> {
@@ -172,6 +193,11 @@ export const VARIABLES = {
   HUB_API_KEYS: v('(unset: auth off)', 'Comma-separated SHA-256 hex digests of accepted API keys.', digests('each entry must be the SHA-256 hex digest of a key (npm run hash-key -- <key>)')),
   TEAM_TRACE_DIR: v('./trace', 'Directory of the per-turn trace (trace.jsonl).', filePath('trace')),
   HUB_TRACE_FLUSH_MS: v('50', 'Trace lines finished within this many milliseconds share one file write (0: each is written right after its turn); shutdown writes any still waiting.', number(50, { min: 0, integer: true })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: v('(unset: no OpenTelemetry)', 'Base URL of an OTLP/HTTP collector (e.g. http://localhost:4318). Setting it, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, turns on OpenTelemetry spans (OTLP JSON posted to {endpoint}/v1/traces); unset, no OpenTelemetry SDK is loaded.', optionalHttpUrl),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: v('(unset: {OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces)', 'Full URL spans are posted to, used as given; wins over OTEL_EXPORTER_OTLP_ENDPOINT.', optionalHttpUrl),
+  OTEL_EXPORTER_OTLP_HEADERS: v('(unset)', 'Headers sent with every span export: key=value pairs separated by commas, values URL-encoded (a collector\'s API key, for example); never logged.', otlpHeaders),
+  OTEL_EXPORTER_OTLP_TIMEOUT: v('10000', 'Longest one span export may take, retries included, in milliseconds; shutdown waits at most this long for the last spans.', number(10000, { min: 1, integer: true })),
+  OTEL_SERVICE_NAME: v('med-agent-hub', 'service.name of the hub\'s spans.', text('med-agent-hub')),
   HUB_ANCHOR: v('(unset)', 'Fixed "today": YYYY-MM-DD, wall_clock or latest_record.', anchor),
   HUB_TIMEZONE: v('(unset: process zone)', 'IANA time zone used for wall_clock anchors.', timezone),
   LOG_LEVEL: v('info', 'pino log level (fatal, error, warn, info, debug, trace, silent).', choice('info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`)),
@@ -217,7 +243,7 @@ export const VARIABLES = {
   KNOWLEDGE_PORT: v('8000', 'Port of the stand-alone knowledge service (npm run knowledge).', wholeAtLeast(8000, 0)),
   KNOWLEDGE_JUDGE_MODEL: v('(unset: the deterministic proxy judge)', 'Router model id that judges sufficiency on /v2/context when a request sets opts.judge_enabled, and writes the adjudicated answer of opts.agent_enabled requests (hub-mounted routes only).', text(null)),
   KNOWLEDGE_SOURCE: v('auto', 'auto | off: the knowledge-base context source (profiles list it in context.supplemental_sources). auto = POST {LOCUS_BASE_URL}/v2/context when LOCUS_BASE_URL is set, else the hub\'s own knowledge engine in process (opened even when the knowledge routes are not mounted); off = it adds nothing and reports status off.', choice('auto', ['auto', 'off'], 'auto or off')),
-  LOCUS_BASE_URL: v('(unset: in process)', 'Base URL of a Locus-compatible knowledge service used by the knowledge-base source (POST /v2/context).', locusUrl),
+  LOCUS_BASE_URL: v('(unset: in process)', 'Base URL of a Locus-compatible knowledge service used by the knowledge-base source (POST /v2/context).', optionalHttpUrl),
   LOCUS_API_KEY: v('(empty)', 'Bearer lsk_ key sent to LOCUS_BASE_URL; sent only when non-empty, never logged or traced.', text('')),
   LOCUS_TIMEOUT_SECONDS: v('10', 'Longest a knowledge-base /v2/context call may take; on timeout or any error the turn goes on without knowledge records (traced as failed).', positiveSeconds(10)),
   KNOWLEDGE_MAX_MANDATORY: v('8', 'Safety-critical / safety-item MKUs kept mandatory per turn (best ranked first); beyond it they are ordinary records (traced as demoted).', wholeAtLeast(8, 0)),

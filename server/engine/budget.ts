@@ -8,6 +8,7 @@ import { contextError } from '../errors';
 import type { CallOptions, ChatRequest, ChatResult, SlotEvidence, Usage, TokenCounter } from '../llm';
 import { commonPrefix } from '../context';
 import { addUsage } from './usage';
+import { errorTypeOf } from '../telemetry';
 import { noteAnswerCount, proveFit } from './fit';
 import type { AccountingSlice, BudgetMeasurement, PrefixShare, PromptEvaluation } from './slices/accounting';
 import type { Writable } from './slices/writable';
@@ -122,7 +123,15 @@ export async function callModel(turn: TurnState, deps: EngineDeps, stage: string
   const isAnswer = stage === 'answer' && slice.answerPrompt === null;
   if (isAnswer) slice.answerPrompt = promptText(body);
   const opts: CallOptions = { signal: turn.signal, slots: slice.slots, turnKey: turn };
-  const result = await deps.router.chat(body, opts);
+  const span = turn.telemetry.modelCall(stage, body);
+  let result: ChatResult;
+  try {
+    result = await deps.router.chat(body, opts);
+  } catch (err) {
+    span.fail(errorTypeOf(err, turn.signal.aborted));
+    throw err;
+  }
+  span.end(result);
   // A call proven to fit without a count: the router's own figure is the exact one (decision 24). A
   // router that reports no usage leaves it missing, with the reason, never a guessed zero.
   if (measurement?.method === 'byte_bound') {

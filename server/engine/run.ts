@@ -22,6 +22,7 @@ import { newSteps } from './steps';
 import { newDrugSafetyTurn } from './slices/drug-safety';
 import { newGatherTurn } from './gather/types';
 import { newFitTurn } from './slices/fit';
+import { errorTypeOf, NOOP_TURN_SPAN, type TurnSpan } from '../telemetry';
 
 /** Stages of the plan the engine cannot run yet. */
 export function unrunnableStages(profile: Profile): string[] {
@@ -47,7 +48,7 @@ export function assertRunnable(profile: Profile): void {
   }
 }
 
-export function createTurn(request: ChatCompletionRequest, profile: Profile, signal: AbortSignal, requestId: string = randomUUID()): TurnState {
+export function createTurn(request: ChatCompletionRequest, profile: Profile, signal: AbortSignal, requestId: string = randomUUID(), telemetry: TurnSpan = NOOP_TURN_SPAN): TurnState {
   return {
     requestId,
     profile,
@@ -55,6 +56,7 @@ export function createTurn(request: ChatCompletionRequest, profile: Profile, sig
     signal,
     temporal: temporalPolicy(profile, request.context),
     startedAt: performance.now(),
+    telemetry,
     context: newContextSlice(),
     answer: newAnswerSlice(),
     validation: newValidationSlice(),
@@ -82,6 +84,9 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
     let elapsed = 0;
     let since = performance.now();
     let status: 'completed' | 'failed' | 'cancelled' = 'completed';
+    let errorType: string | null = null;
+    // Its span covers the stage's wall time, a consumer's hold on its events included (the timing below does not).
+    const span = turn.telemetry.stage(name, occurrence);
     try {
       turn.signal.throwIfAborted();
       const out = stage.run(turn, deps);
@@ -96,10 +101,12 @@ export async function* runTurn(turn: TurnState, deps: EngineDeps): AsyncGenerato
       } else await out;
     } catch (err) {
       status = turn.signal.aborted ? 'cancelled' : 'failed';
+      errorType = errorTypeOf(err, turn.signal.aborted);
       throw err;
     } finally {
       elapsed += performance.now() - since;
       recordStageTiming(turn, { stage: name, occurrence, duration_ms: Math.round(elapsed * 1000) / 1000, status });
+      span.end(status, errorType);
     }
   }
   if (turn.profile.policies.output === 'product') yield doneEvent(productEnvelope(turn));

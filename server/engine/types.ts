@@ -17,6 +17,7 @@ import type { OutcomeSlice } from './slices/outcome';
 import type { ReviewSlice } from './slices/review';
 import type { ValidationSlice } from './slices/validation';
 import type { TraceStep } from './steps';
+import type { TurnSpan } from '../telemetry';
 
 /** `context` extension of the chat request (§2.1). */
 export interface RequestContext {
@@ -60,6 +61,8 @@ export interface TurnInput {
   readonly temporal: TemporalPolicy;
   /** performance.now() when the turn started (metrics). */
   readonly startedAt: number;
+  /** The turn's OpenTelemetry span (a shared no-op when telemetry is off): stages and model calls open children on it. */
+  readonly telemetry: TurnSpan;
 }
 
 /**
