@@ -36,6 +36,10 @@ export function pgPoolClient(pool: Pool): SqlClient {
 export async function poolClient(databaseUrl: string): Promise<SqlClient> {
   const { Pool: PgPool } = await import('pg');
   const pool = new PgPool({ connectionString: databaseUrl, max: 8 });
+  // An idle connection the server drops (restart, failover, an idle timeout, pg_terminate_backend) is reported
+  // as an 'error' event, which would end the process unheard. The pool has already discarded that connection
+  // and the next query opens a new one; an outage that lasts shows as failed queries.
+  pool.on('error', () => undefined);
   try {
     await pool.query('SELECT 1');
   } catch (err) {
