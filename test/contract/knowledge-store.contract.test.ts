@@ -5,7 +5,7 @@
  * store: reads first, then writes that change the dataset.
  */
 import type { KnowledgeStore } from '../../server/knowledge/store/port';
-import { STORE_FACTORIES } from '../support/knowledge-stores';
+import { STORE_FACTORIES } from '../support/store-factories';
 import { CHUNK_TEXT, dataset, embedder, ID, mku, TOTAL_ROWS } from './knowledge-store.dataset';
 
 jest.setTimeout(60_000);

@@ -10,7 +10,7 @@ import { runContext } from '../../server/knowledge/pipeline/context';
 import { runRetrieve } from '../../server/knowledge/pipeline/retrieve';
 import type { PipelineDeps } from '../../server/knowledge/pipeline/types';
 import type { KnowledgeStore } from '../../server/knowledge/store/port';
-import { STORE_FACTORIES } from '../support/knowledge-stores';
+import { STORE_FACTORIES } from '../support/store-factories';
 import { FIXTURES, GOLD } from '../support/knowledge-service';
 
 const gold = readGold(GOLD);

@@ -12,7 +12,7 @@ import type { KnowledgeStore } from '../../server/knowledge/store/port';
 import { FakeRouter } from '../support/fake-router';
 import { ROOT, startTestHub } from '../support/hub';
 import { FIXTURES, KEYS, post, sha256, startTestKnowledge, type TestKnowledge } from '../support/knowledge-service';
-import { STORE_FACTORIES } from '../support/knowledge-stores';
+import { STORE_FACTORIES } from '../support/store-factories';
 import { openTestDatabase, realPostgresRuns, type TestDatabase } from '../support/postgres-cluster';
 import { startProcess } from '../support/run-process';
 

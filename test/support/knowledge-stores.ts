@@ -12,7 +12,7 @@ import { openSqliteStore, type SqliteKnowledgeStore, type VectorEngineChoice } f
 import { openPostgresStore } from '../../server/knowledge/store/postgres/postgres-store';
 import type { SqlClient } from '../../server/knowledge/store/postgres/sql-client';
 import { createKnowledgeStore } from '../../server/knowledge/store';
-import { openTestDatabase, realPostgresRuns } from './postgres-cluster';
+import { openTestDatabase, type TestDatabase } from './postgres-cluster';
 
 export function openMemorySqliteStore(vectors: VectorEngineChoice = 'auto'): SqliteKnowledgeStore {
   return openSqliteStore(':memory:', { vectors });
@@ -93,10 +93,11 @@ export async function openPgliteStore(): Promise<KnowledgeStore> {
 /**
  * PostgresStore on a fresh database of this process's throw-away PostgreSQL cluster, through the production
  * `pg.Pool` adapter (`KNOWLEDGE_STORE=postgres`); closing the store drops the database, and the last database
- * dropped stops the cluster.
+ * dropped stops the cluster. `onDatabase` is told which database it is (a benchmark reaches it directly).
  */
-export async function openRealPostgresStore(): Promise<KnowledgeStore> {
+export async function openRealPostgresStore(onDatabase?: (db: TestDatabase) => void): Promise<KnowledgeStore> {
   const db = await openTestDatabase();
+  onDatabase?.(db);
   let store: KnowledgeStore;
   try {
     store = await createKnowledgeStore({ engine: 'postgres', databaseUrl: db.url });
@@ -115,20 +116,3 @@ export async function openRealPostgresStore(): Promise<KnowledgeStore> {
     },
   });
 }
-
-export type StoreFactory = {
-  name: 'sqlite' | 'sqlite-brute-force' | 'postgres (PGlite)' | 'postgres (real)';
-  engine: 'sqlite' | 'postgres';
-  open: () => Promise<KnowledgeStore>;
-};
-
-/**
- * Every engine the contract suite runs against. The real PostgreSQL is left out (with one message) only where
- * it is missing and not required; in CI its `open()` then fails naming what is missing.
- */
-export const STORE_FACTORIES: StoreFactory[] = [
-  { name: 'sqlite', engine: 'sqlite', open: async () => openMemorySqliteStore('sqlite-vec') },
-  { name: 'sqlite-brute-force', engine: 'sqlite', open: async () => openMemorySqliteStore('brute-force') },
-  { name: 'postgres (PGlite)', engine: 'postgres', open: openPgliteStore },
-  ...(realPostgresRuns() ? [{ name: 'postgres (real)', engine: 'postgres', open: openRealPostgresStore } as const] : []),
-];

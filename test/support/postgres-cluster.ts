@@ -71,6 +71,7 @@ export function findPostgres(): PostgresLookup {
 /** Whether a missing PostgreSQL fails the suite (CI) or skips its PostgreSQL tests with one message (elsewhere). */
 export const POSTGRES_REQUIRED = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 
+let skipNoted = false;
 /**
  * Whether this test file's real-PostgreSQL tests run: when the server is here, or when it is required (CI), so
  * that its absence fails them (`openTestDatabase` names what is missing). Otherwise false, with one message.
@@ -78,7 +79,8 @@ export const POSTGRES_REQUIRED = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 export function realPostgresRuns(): boolean {
   const l = postgresLookup();
   if (l.found || POSTGRES_REQUIRED) return true;
-  console.warn(`Tests on a real PostgreSQL are skipped: ${l.reason}. To run them, ${INSTALL_HINT}. (With CI=true this is a failure.)`);
+  if (!skipNoted) console.warn(`Tests on a real PostgreSQL are skipped: ${l.reason}. To run them, ${INSTALL_HINT}. (With CI=true this is a failure.)`);
+  skipNoted = true;
   return false;
 }
 
