@@ -2,13 +2,15 @@
  * The knowledge layer on PostgreSQL beyond the store contract: what a real server does that PGlite cannot show.
  * Full-text ties at the candidate limit are cut alike whatever the database's collation (the real clusters
  * are ICU fr-FR, PGlite is C); `npm run knowledge` (as a role that only owns its database) and the hub start
- * with KNOWLEDGE_STORE=postgres and serve /v2/context with the answer SQLite gives; an idle connection the server drops neither ends the process nor
- * loses the next request; every database is dropped after, which fails while a connection is left open.
+ * with KNOWLEDGE_STORE=postgres and serve /v2/context with the answer SQLite gives; the store's connections run
+ * without JIT; an idle connection the server drops neither ends the process nor loses the next request; every
+ * database is dropped after, which fails while a connection is left open.
  */
 import path from 'node:path';
 import { Client } from 'pg';
 import { createHashEmbedder } from '../../server/knowledge/embedder/hash';
 import type { KnowledgeStore } from '../../server/knowledge/store/port';
+import { poolClient } from '../../server/knowledge/store/postgres/sql-client';
 import { FakeRouter } from '../support/fake-router';
 import { ROOT, startTestHub } from '../support/hub';
 import { FIXTURES, KEYS, post, sha256, startTestKnowledge, type TestKnowledge } from '../support/knowledge-service';
@@ -143,6 +145,17 @@ onRealPostgres('the knowledge layer on a real PostgreSQL', () => {
       }
     } finally {
       await router.stop();
+    }
+  });
+
+  test('the store runs its connections without JIT, in and out of transactions', async () => {
+    const db = await database();
+    const client = await poolClient(db.url);
+    try {
+      expect((await client.query<{ jit: string }>('SHOW jit')).rows).toEqual([{ jit: 'off' }]);
+      expect(await client.transaction(async (tx) => (await tx.query<{ jit: string }>('SHOW jit')).rows)).toEqual([{ jit: 'off' }]);
+    } finally {
+      await client.close();
     }
   });
 
