@@ -1,10 +1,11 @@
 /**
  * The KnowledgeStore contract (knowledge-layer.md §6.2, §6.6): one table of behaviours, run against SQLite with
- * sqlite-vec, SQLite with the brute-force cosine fallback, and PostgresStore on PGlite + pgvector. Tests within
- * an engine run in order on one store: reads first, then writes that change the dataset.
+ * sqlite-vec, SQLite with the brute-force cosine fallback, PostgresStore on PGlite + pgvector, and PostgresStore
+ * on a real PostgreSQL server through the production pg.Pool adapter. Tests within an engine run in order on one
+ * store: reads first, then writes that change the dataset.
  */
 import type { KnowledgeStore } from '../../server/knowledge/store/port';
-import { STORE_FACTORIES } from '../support/knowledge-stores';
+import { STORE_FACTORIES } from '../support/store-factories';
 import { CHUNK_TEXT, dataset, embedder, ID, mku, TOTAL_ROWS } from './knowledge-store.dataset';
 
 jest.setTimeout(60_000);
@@ -12,7 +13,7 @@ jest.setTimeout(60_000);
 const vec = async (t: string) => (await embedder.embed([t]))[0];
 const ids = (hits: Array<{ mku: { id: string } }>) => hits.map((h) => h.mku.id);
 
-describe.each(STORE_FACTORIES)('KnowledgeStore contract: $name', ({ name, open }) => {
+describe.each(STORE_FACTORIES)('KnowledgeStore contract: $name', ({ engine, open }) => {
   let store: KnowledgeStore;
 
   beforeAll(async () => {
@@ -23,7 +24,7 @@ describe.each(STORE_FACTORIES)('KnowledgeStore contract: $name', ({ name, open }
   });
 
   test('a new store has no index info and no rows; engine is named', async () => {
-    expect(store.engine).toBe(name === 'postgres' ? 'postgres' : 'sqlite');
+    expect(store.engine).toBe(engine);
     expect(await store.indexInfo()).toBeNull();
     expect(Object.values(await store.counts()).every((n) => n === 0)).toBe(true);
   });

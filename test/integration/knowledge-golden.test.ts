@@ -1,7 +1,7 @@
 /**
  * Golden retrieval on the synthetic fixtures, on every real store engine (SQLite with sqlite-vec, SQLite
- * brute force, Postgres through PGlite): safety recall 100 % (also in fallback_only), LINEAGE never
- * returned, the review gate, accent/case folding, and a recall floor on the gold set.
+ * brute force, Postgres through PGlite, a real PostgreSQL server): safety recall 100 % (also in fallback_only),
+ * LINEAGE never returned, the review gate, accent/case folding, and a recall floor on the gold set.
  */
 import { createEmbedder } from '../../server/knowledge/embedder';
 import { evaluateGold, readGold } from '../../server/knowledge/eval';
@@ -10,7 +10,7 @@ import { runContext } from '../../server/knowledge/pipeline/context';
 import { runRetrieve } from '../../server/knowledge/pipeline/retrieve';
 import type { PipelineDeps } from '../../server/knowledge/pipeline/types';
 import type { KnowledgeStore } from '../../server/knowledge/store/port';
-import { STORE_FACTORIES } from '../support/knowledge-stores';
+import { STORE_FACTORIES } from '../support/store-factories';
 import { FIXTURES, GOLD } from '../support/knowledge-service';
 
 const gold = readGold(GOLD);

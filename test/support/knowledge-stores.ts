@@ -1,8 +1,9 @@
 /**
- * Knowledge stores for tests (and benchmarks): an in-memory SQLite store (sqlite-vec or brute-force vectors) and
+ * Knowledge stores for tests (and benchmarks): an in-memory SQLite store (sqlite-vec or brute-force vectors),
  * a PostgresStore over PGlite + pgvector + unaccent, through the same SqlClient interface the production
- * pg.Pool adapter implements. PGlite runs in a worker thread of this process (pglite-worker.js says why).
- * Both return the KnowledgeStore port; `close()` releases everything.
+ * pg.Pool adapter implements (PGlite runs in a worker thread of this process: pglite-worker.js says why), and
+ * a PostgresStore on a real PostgreSQL server, opened the way production opens it (a throw-away cluster:
+ * postgres-cluster.ts). All return the KnowledgeStore port; `close()` releases everything.
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -10,6 +11,8 @@ import type { KnowledgeStore } from '../../server/knowledge/store/port';
 import { openSqliteStore, type SqliteKnowledgeStore, type VectorEngineChoice } from '../../server/knowledge/store/sqlite/sqlite-store';
 import { openPostgresStore } from '../../server/knowledge/store/postgres/postgres-store';
 import type { SqlClient } from '../../server/knowledge/store/postgres/sql-client';
+import { createKnowledgeStore } from '../../server/knowledge/store';
+import { openTestDatabase, type TestDatabase } from './postgres-cluster';
 
 export function openMemorySqliteStore(vectors: VectorEngineChoice = 'auto'): SqliteKnowledgeStore {
   return openSqliteStore(':memory:', { vectors });
@@ -87,11 +90,29 @@ export async function openPgliteStore(): Promise<KnowledgeStore> {
   }
 }
 
-export type StoreFactory = { name: 'sqlite' | 'sqlite-brute-force' | 'postgres'; open: () => Promise<KnowledgeStore> };
-
-/** Every engine the contract suite runs against. */
-export const STORE_FACTORIES: StoreFactory[] = [
-  { name: 'sqlite', open: async () => openMemorySqliteStore('sqlite-vec') },
-  { name: 'sqlite-brute-force', open: async () => openMemorySqliteStore('brute-force') },
-  { name: 'postgres', open: openPgliteStore },
-];
+/**
+ * PostgresStore on a fresh database of this process's throw-away PostgreSQL cluster, through the production
+ * `pg.Pool` adapter (`KNOWLEDGE_STORE=postgres`); closing the store drops the database, and the last database
+ * dropped stops the cluster. `onDatabase` is told which database it is (a benchmark reaches it directly).
+ */
+export async function openRealPostgresStore(onDatabase?: (db: TestDatabase) => void): Promise<KnowledgeStore> {
+  const db = await openTestDatabase();
+  onDatabase?.(db);
+  let store: KnowledgeStore;
+  try {
+    store = await createKnowledgeStore({ engine: 'postgres', databaseUrl: db.url });
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  const close = store.close.bind(store);
+  return Object.assign(store, {
+    close: async () => {
+      try {
+        await close();
+      } finally {
+        await db.drop();
+      }
+    },
+  });
+}

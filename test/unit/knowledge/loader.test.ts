@@ -11,7 +11,8 @@ import type { Embedder } from '../../../server/knowledge/embedder/port';
 import { ContentError, loadContent, mkuId } from '../../../server/knowledge/loader';
 import { IndexMismatchError } from '../../../server/knowledge/store';
 import type { KnowledgeStore } from '../../../server/knowledge/store/port';
-import { openMemorySqliteStore, STORE_FACTORIES } from '../../support/knowledge-stores';
+import { openMemorySqliteStore } from '../../support/knowledge-stores';
+import { STORE_FACTORIES } from '../../support/store-factories';
 
 const embedder = createHashEmbedder(64);
 const j = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';

@@ -48,6 +48,13 @@ FROM mkus m JOIN chunks c ON c.chunk_id = m.chunk_id JOIN sections s ON s.id = c
 JOIN documents d ON d.doc_id = s.doc_id LEFT JOIN sources src ON src.source_id = d.source_id
 WHERE m.id IN (${IDS})`;
 
+/**
+ * Full-text candidates, best rank first. Ties are cut by id in byte order (`COLLATE "C"`), the order the shared
+ * re-scoring uses, so which candidates pass the limit does not depend on the database's collation (a `fr-FR`
+ * database sorts `Z-1` after `z_2`; PGlite and C-collated databases the other way round).
+ */
+const BY_RANK = 'ORDER BY ts_rank(tsv, q) DESC, id COLLATE "C"';
+
 const toConcept = (r: Concept & { kind: string }): Concept => ({ id: r.id, label: r.label, source: r.source, synonyms: r.synonyms, kind: r.kind as ConceptKind });
 
 /** Folded terms OR-ed into a tsquery; the terms are letters and digits only, so no query syntax gets through. */
@@ -59,7 +66,7 @@ class PostgresDriver implements StoreDriver {
 
   async conceptCandidates(terms: string[], limit: number) {
     const { rows } = await this.db.query<Concept>(
-      `SELECT ${CONCEPT_COLUMNS} FROM concepts, to_tsquery('french', unaccent($1)) q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC, id LIMIT $2`,
+      `SELECT ${CONCEPT_COLUMNS} FROM concepts, to_tsquery('french', unaccent($1)) q WHERE tsv @@ q ${BY_RANK} LIMIT $2`,
       [tsQuery(terms), limit],
     );
     return rows.map(toConcept);
@@ -67,7 +74,7 @@ class PostgresDriver implements StoreDriver {
 
   async mkuCandidates(terms: string[], limit: number) {
     const { rows } = await this.db.query<Mku>(
-      `SELECT ${MKU_COLUMNS} FROM mkus, to_tsquery('french', unaccent($1)) q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC, id LIMIT $2`,
+      `SELECT ${MKU_COLUMNS} FROM mkus, to_tsquery('french', unaccent($1)) q WHERE tsv @@ q ${BY_RANK} LIMIT $2`,
       [tsQuery(terms), limit],
     );
     return rows;
