@@ -22,6 +22,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { ROOT } from './support/child';
 import { CHART as LEG_CHART, HUB_MODEL as LEG_MODEL } from './leg-overhead';
+import { CHECKED, formatRatio, meanCpuPerRequest, median, pairedRatio } from './support/paired-cpu';
 import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
 import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
@@ -33,7 +34,6 @@ const LEGS = Number(process.env.BENCH_REVISION_LEGS ?? 600);
 const RECORDS = Number(process.env.BENCH_REVISION_RECORDS ?? 365);
 const WARMUP_TURNS = 40;
 const WARMUP_LEGS = 1000;
-export const CHECKED = 'single-12b-checked';
 /** What the baseline needs of its own tree to run as a hub child. */
 const TREE_PARTS = ['server', 'bench/support', 'profiles', 'prompts', 'package.json'];
 
@@ -45,38 +45,6 @@ export function extractRevision(ref: string): { root: string; commit: string } {
   const tar = execFileSync('git', ['archive', '--format=tar', commit, ...TREE_PARTS], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
   execFileSync('tar', ['-x', '-C', root], { input: tar });
   return { root, commit };
-}
-
-export async function post(pool: Pool, payload: string): Promise<void> {
-  const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: payload });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);
-}
-
-/** Hub CPU (ms) per request over `n` requests sent one at a time. */
-async function cpuPerRequest(hub: SpawnedHub, pool: Pool, payload: string, n: number): Promise<number> {
-  const before = await hub.usage();
-  for (let i = 0; i < n; i++) await post(pool, payload);
-  const after = await hub.usage();
-  return (after.cpuUs - before.cpuUs) / 1000 / n;
-}
-
-/** The `q` quantile (0..1) of `xs`, linear between the closest ranks. */
-export function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
-}
-
-export function median(xs: number[]): number {
-  return quantile(xs, 0.5);
-}
-
-/** Per-round ratios this / baseline: their median and quartiles. */
-function pairedRatio(current: number[], base: number[]): { median: number; q1: number; q3: number } {
-  const ratios = current.map((c, i) => c / base[i]);
-  return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
 }
 
 /** One hub child of one revision. */
@@ -101,11 +69,7 @@ interface Side {
 const HUB_ORDER = [0, 1, 1, 0] as const;
 
 /** Mean hub CPU per request of `side`'s hubs, `n` requests each, one at a time. */
-async function sideCpu(side: Side, payload: string, n: number): Promise<number> {
-  let sum = 0;
-  for (const { hub, pool } of side.hubs) sum += await cpuPerRequest(hub, pool, payload, n);
-  return sum / side.hubs.length;
-}
+const sideCpu = (side: Side, payload: string, n: number) => meanCpuPerRequest(side.hubs, payload, n);
 
 export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? process.argv[2] ?? 'HEAD') {
   const baseline = extractRevision(ref);
@@ -157,15 +121,11 @@ export async function benchRevisions(ref = process.env.BENCH_BASELINE_REF ?? pro
 
 export type RevisionsResult = Awaited<ReturnType<typeof benchRevisions>>;
 
-function ratio(r: { median: number; q1: number; q3: number }): string {
-  return `${r.median.toFixed(3)} × (${r.q1.toFixed(3)}–${r.q3.toFixed(3)})`;
-}
-
 export function formatRevisions(r: RevisionsResult): string {
   const line = (s: RevisionsResult['current']) => `${s.revision}: ${s.checked_turn_cpu_ms.toFixed(2)} ms per checked turn, ${s.leg_cpu_ms.toFixed(3)} ms per leg`;
   return (
     `hub CPU, this checkout vs ${r.baseline_ref} (median of ${r.rounds} alternating rounds; per round and hub ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs; ${r.hubs_per_revision} hubs per revision): ` +
-    `${line(r.current)}; ${line(r.baseline)}; ratio (median of the rounds' ratios, quartiles) ${ratio(r.checked_turn_ratio)} per checked turn, ${ratio(r.leg_ratio)} per leg`
+    `${line(r.current)}; ${line(r.baseline)}; ratio (median of the rounds' ratios, quartiles) ${formatRatio(r.checked_turn_ratio)} per checked turn, ${formatRatio(r.leg_ratio)} per leg`
   );
 }
 

@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { CHART as LEG_CHART, HUB_MODEL as LEG_MODEL } from './leg-overhead';
+import { CHECKED, formatRatio, meanCpuPerRequest, median, pairedRatio } from './support/paired-cpu';
 import { MODEL, productRequest, productScripts, QUESTION } from './support/product-fixtures';
 import { runAsMain, writeResult } from './support/results';
 import { spawnHub, type SpawnedHub } from './support/spawn-hub';
@@ -26,7 +27,6 @@ const LEGS = Number(process.env.BENCH_TELEMETRY_LEGS ?? 600);
 const RECORDS = Number(process.env.BENCH_TELEMETRY_RECORDS ?? 365);
 const WARMUP_TURNS = 40;
 const WARMUP_LEGS = 1000;
-const CHECKED = 'single-12b-checked';
 
 /** A loopback OTLP/HTTP collector that answers every export with 200 and counts spans and bytes. */
 async function startReceiver(): Promise<{ url: string; spans: () => number; bytes: () => number; close: () => Promise<void> }> {
@@ -52,34 +52,6 @@ async function startReceiver(): Promise<{ url: string; spans: () => number; byte
   };
 }
 
-async function post(pool: Pool, payload: string): Promise<void> {
-  const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: payload });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);
-}
-
-/** Hub CPU (ms) per request over `n` requests sent one at a time. */
-async function cpuPerRequest(hub: SpawnedHub, pool: Pool, payload: string, n: number): Promise<number> {
-  const before = await hub.usage();
-  for (let i = 0; i < n; i++) await post(pool, payload);
-  const after = await hub.usage();
-  return (after.cpuUs - before.cpuUs) / 1000 / n;
-}
-
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
-}
-
-const median = (xs: number[]) => quantile(xs, 0.5);
-
-function pairedRatio(on: number[], off: number[]): { median: number; q1: number; q3: number } {
-  const ratios = on.map((c, i) => c / off[i]);
-  return { median: median(ratios), q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75) };
-}
-
 interface Side {
   name: 'off' | 'on';
   hubs: Array<{ hub: SpawnedHub; pool: Pool }>;
@@ -90,11 +62,7 @@ interface Side {
 /** A hub's place in the run moves its figures a little: each side gets an early and a late hub. */
 const HUB_ORDER = [0, 1, 1, 0] as const;
 
-async function sideCpu(side: Side, payload: string, n: number): Promise<number> {
-  let sum = 0;
-  for (const { hub, pool } of side.hubs) sum += await cpuPerRequest(hub, pool, payload, n);
-  return sum / side.hubs.length;
-}
+const sideCpu = (side: Side, payload: string, n: number) => meanCpuPerRequest(side.hubs, payload, n);
 
 export async function benchTelemetry() {
   const receiver = await startReceiver();
@@ -150,15 +118,11 @@ export async function benchTelemetry() {
 
 export type TelemetryBenchResult = Awaited<ReturnType<typeof benchTelemetry>>;
 
-function ratio(r: { median: number; q1: number; q3: number }): string {
-  return `${r.median.toFixed(3)} × (${r.q1.toFixed(3)}–${r.q3.toFixed(3)})`;
-}
-
 export function formatTelemetry(r: TelemetryBenchResult): string {
   const line = (name: string, s: TelemetryBenchResult['off']) => `${name}: ${s.checked_turn_cpu_ms.toFixed(2)} ms per checked turn, ${s.leg_cpu_ms.toFixed(3)} ms per leg`;
   return (
     `hub CPU with OpenTelemetry off vs on (median of ${r.rounds} alternating rounds; per round and hub ${r.turns_per_round} ${CHECKED} turns on ${r.chart_records} records and ${r.legs_per_round} blocking legs; ${r.hubs_per_side} hubs per side): ` +
-    `${line('off', r.off)}; ${line('on', r.on)}; ratio on/off (median of the rounds' ratios, quartiles) ${ratio(r.checked_turn_ratio)} per checked turn, ${ratio(r.leg_ratio)} per leg; ` +
+    `${line('off', r.off)}; ${line('on', r.on)}; ratio on/off (median of the rounds' ratios, quartiles) ${formatRatio(r.checked_turn_ratio)} per checked turn, ${formatRatio(r.leg_ratio)} per leg; ` +
     `${r.spans_per_request_received.toFixed(2)} spans received per request while measuring`
   );
 }
