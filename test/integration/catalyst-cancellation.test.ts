@@ -27,41 +27,47 @@ function prng(seed: number): () => number {
 describe('role-call cancellation', () => {
   const ctx = useRouterAndHub({ models: ['gemma-4-12b', 'qwen2.5-14b'], env: { ROUTER_MAX_CONCURRENCY: '1', ROUTER_MAX_QUEUE: '64' } });
 
-  test('50 role calls aborted at random points leave zero slots held, and every traced call freed exactly its own slots', async () => {
-    ctx.router.script({ content: 'SELECT 1', chunkDelayMs: 2, delayMs: 3 });
-    const random = prng(15);
-    const started = ctx.hub.startedTurns();
-    const calls: Array<Promise<{ status: number; content?: string; aborted?: boolean }>> = [];
-    for (let i = 0; i < 50; i++) {
-      const abort = new AbortController();
-      calls.push(postJson(`${ctx.hub.url}${URL_PATH}`, BODY, { signal: abort.signal })
-        .then(async (res) => ({ status: res.status, content: (((await res.json()) as any)).content as string | undefined }))
-        .catch((err: Error) => ({ status: 0, aborted: err.name === 'AbortError' })));
-      // Each call is inside the hub before its abort is armed, so the abort lands at a random point of
-      // its life there: reading inventory, measuring, queued for the slot, or with the router.
-      await until(() => ctx.hub.startedTurns() === started + i + 1);
-      setTimeout(() => abort.abort(), Math.floor(random() * 40));
-    }
-    const outcomes = await Promise.all(calls);
-    expect(outcomes.filter((o) => o.status === 0).length).toBeGreaterThan(0);
-    for (const o of outcomes) if (o.status === 0) expect(o).toMatchObject({ aborted: true });
-    // Every role call the hub accepted has finished (role calls count as running hub work).
-    await until(() => ctx.hub.activeTurns() === 0 && ctx.router.openChats === 0);
-    expect(ctx.hub.routerSlots()).toMatchObject({ inFlight: 0, queued: 0 });
-    const lines = (await traceLines(ctx.hub)).filter((l) => l.event === 'catalyst_role_generate');
-    expect(lines).toHaveLength(50);
-    // Where each abort lands (queued, measuring, with the router) depends on timing, so only what holds at
-    // every landing point is asserted here; the next test pins both landings (queue and router) by state.
-    for (const l of lines) {
-      expect(l.router_lock_released).toBe(true);
-      expect(l.router_slot_evidence.active).toBe(0);
-      expect(l.router_slot_evidence.acquisitions).toBeLessThanOrEqual(1);
-      // A call the hub saw cancelled never answered with content.
-      if (l.outcome === 'cancelled') expect(l.status).toBe(499);
-    }
-    expect(lines.some((l) => l.outcome === 'cancelled')).toBe(true);
-    // Responses that did arrive are complete answers, never a cut one.
-    for (const o of outcomes) if (o.status === 200) expect(o.content).toBe('SELECT 1');
+  // Its own router and hub: a request the hub aborted just as it was sent can still reach the router after the
+  // test ends and take the next test's scripted reply, so the tests that pin a slot by state never share them.
+  describe('at random points', () => {
+    const ctx = useRouterAndHub({ models: ['gemma-4-12b', 'qwen2.5-14b'], env: { ROUTER_MAX_CONCURRENCY: '1', ROUTER_MAX_QUEUE: '64' } });
+
+    test('50 role calls aborted at random points leave zero slots held, and every traced call freed exactly its own slots', async () => {
+      ctx.router.script({ content: 'SELECT 1', chunkDelayMs: 2, delayMs: 3 });
+      const random = prng(15);
+      const started = ctx.hub.startedTurns();
+      const calls: Array<Promise<{ status: number; content?: string; aborted?: boolean }>> = [];
+      for (let i = 0; i < 50; i++) {
+        const abort = new AbortController();
+        calls.push(postJson(`${ctx.hub.url}${URL_PATH}`, BODY, { signal: abort.signal })
+          .then(async (res) => ({ status: res.status, content: (((await res.json()) as any)).content as string | undefined }))
+          .catch((err: Error) => ({ status: 0, aborted: err.name === 'AbortError' })));
+        // Each call is inside the hub before its abort is armed, so the abort lands at a random point of
+        // its life there: reading inventory, measuring, queued for the slot, or with the router.
+        await until(() => ctx.hub.startedTurns() === started + i + 1);
+        setTimeout(() => abort.abort(), Math.floor(random() * 40));
+      }
+      const outcomes = await Promise.all(calls);
+      expect(outcomes.filter((o) => o.status === 0).length).toBeGreaterThan(0);
+      for (const o of outcomes) if (o.status === 0) expect(o).toMatchObject({ aborted: true });
+      // Every role call the hub accepted has finished (role calls count as running hub work).
+      await until(() => ctx.hub.activeTurns() === 0 && ctx.router.openChats === 0);
+      expect(ctx.hub.routerSlots()).toMatchObject({ inFlight: 0, queued: 0 });
+      const lines = (await traceLines(ctx.hub)).filter((l) => l.event === 'catalyst_role_generate');
+      expect(lines).toHaveLength(50);
+      // Where each abort lands (queued, measuring, with the router) depends on timing, so only what holds at
+      // every landing point is asserted here; the next test pins both landings (queue and router) by state.
+      for (const l of lines) {
+        expect(l.router_lock_released).toBe(true);
+        expect(l.router_slot_evidence.active).toBe(0);
+        expect(l.router_slot_evidence.acquisitions).toBeLessThanOrEqual(1);
+        // A call the hub saw cancelled never answered with content.
+        if (l.outcome === 'cancelled') expect(l.status).toBe(499);
+      }
+      expect(lines.some((l) => l.outcome === 'cancelled')).toBe(true);
+      // Responses that did arrive are complete answers, never a cut one.
+      for (const o of outcomes) if (o.status === 200) expect(o.content).toBe('SELECT 1');
+    });
   });
 
   test("one caller's abort never releases another's slot", async () => {
